@@ -1,0 +1,99 @@
+# mountd — top-level build.  `make run` and `make check` are the two entry
+# points; both install missing Debian packages first (scripts/deps), then
+# re-enter make so that pkg-config and the kernel key are read after the
+# install, not before it.
+
+SHELL := /bin/bash
+export MOUNTD_CACHE ?= /var/cache/mountd
+B := build
+
+.PHONY: all run check deps
+all run check:
+	@scripts/deps
+	@$(MAKE) --no-print-directory _$@
+
+deps:
+	@scripts/deps
+
+# ---------------------------------------------------------------- internals
+# Everything below assumes the packages are installed.
+
+KDIR := $(shell scripts/kernel-build --dir 2>/dev/null)
+UAPI := $(KDIR)/include
+KERNEL := $(KDIR)/bzImage
+
+PKGS := libsystemd json-c libcap blkid
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CC := gcc
+# The kernel's uapi headers come first: they carry fsinfo.h and a mount.h
+# newer than the build machine's /usr/include.
+CPPFLAGS := -isystem $(UAPI) -D_GNU_SOURCE -Idaemon -Iclient
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fstack-protector-strong \
+	-D_FORTIFY_SOURCE=2 $(PKG_CFLAGS)
+LDLIBS := $(PKG_LIBS)
+
+# Components append to these in their build.mk:
+#   BINARIES      programs built into $(B)/ (and installed)
+#   UNIT_TESTS    host test programs run by check-host
+#   GUEST_PROGS   programs the guest tests run (built on the host, shared in)
+#   INSTALL_TARGETS  phony targets that install into $(DESTDIR) (the image)
+BINARIES :=
+UNIT_TESTS :=
+GUEST_PROGS :=
+INSTALL_TARGETS :=
+include $(wildcard daemon/build.mk client/build.mk units/build.mk tests/unit/build.mk tests/guest/build.mk kernel/build.mk bench/build.mk)
+
+.PHONY: _all _run _check kernel image disk print-uapi-dir build install \
+	check-host check-guest clean format
+
+_all: build
+
+kernel $(KERNEL):
+	@scripts/kernel-build >/dev/null
+
+print-uapi-dir: $(KERNEL)
+	@echo $(UAPI)
+
+# Userspace compiles against the patched uapi; build the kernel first.
+$(B)/%.o: %.c $(KERNEL) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+$(B):
+	@mkdir -p $@
+
+build: $(BINARIES) $(UNIT_TESTS) $(GUEST_PROGS)
+
+# Stage tree overlaid onto the base image: what `make install` puts there.
+STAGE := $(B)/stage
+install: build $(INSTALL_TARGETS)
+
+image:
+	@scripts/image-build >/dev/null
+
+disk: build image
+	@rm -rf $(STAGE) && $(MAKE) --no-print-directory install DESTDIR=$(abspath $(STAGE))
+	@scripts/disk-build $(STAGE) >/dev/null
+
+_run: kernel disk
+	@scripts/run
+
+check-host: build
+	@scripts/check-host $(UNIT_TESTS)
+
+check-guest: kernel disk
+	@scripts/check-guest
+
+_check: kernel
+	@$(MAKE) --no-print-directory check-host
+	@$(MAKE) --no-print-directory check-guest
+
+format:
+	@git ls-files '*.c' '*.h' | xargs -r clang-format -i
+
+clean:
+	rm -rf $(B)
