@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Small generic helpers shared by every part of mountd: scope-based cleanup
+ * (systemd's _cleanup_ style), ownership transfer, and a few macros.  Keep
+ * this header free of mountd-specific logic.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include <json-c/json.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_     __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _warn_unused_result_ __attribute__((warn_unused_result))
+#define _likely_(x)   __builtin_expect(!!(x), 1)
+#define _unlikely_(x) __builtin_expect(!!(x), 0)
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
+/* Return the value and clear the variable, so the cleanup handler no longer
+ * owns it.  Use when handing a resource to a caller or another object. */
+#define TAKE_GENERIC(var, type, nullvalue)                                                         \
+	({                                                                                         \
+		type *_pvar_ = &(var);                                                             \
+		type _var_ = *_pvar_;                                                              \
+		type _nullvalue_ = nullvalue;                                                      \
+		*_pvar_ = _nullvalue_;                                                             \
+		_var_;                                                                             \
+	})
+#define TAKE_PTR_TYPE(ptr, type) TAKE_GENERIC(ptr, type, NULL)
+#define TAKE_PTR(ptr)            TAKE_PTR_TYPE(ptr, __typeof__(ptr))
+#define TAKE_FD(fd)              TAKE_GENERIC(fd, int, -EBADF)
+
+/* Declare a cleanup function "<func>p" that calls func(*p) when *p is not
+ * NULL; for types whose free function takes the pointer. */
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                   \
+	static inline void func##p(type *p)                                                        \
+	{                                                                                          \
+		if (*p)                                                                            \
+			func(*p);                                                                  \
+	}
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+/* Close an fd, preserving errno; returns -EBADF so "fd = safe_close(fd)"
+ * resets the variable. */
+static inline int safe_close(int fd)
+{
+	if (fd >= 0) {
+		int saved = errno;
+		(void)close(fd);
+		errno = saved;
+	}
+	return -EBADF;
+}
+
+static inline void closep(int *fd)
+{
+	*fd = safe_close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Close an array of fds; the array itself stays. */
+static inline void close_many(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		safe_close(fds[i]);
+}
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
+
+/* json_object_put() returns int, so wrap it by hand. */
+static inline void json_object_putp(json_object **j)
+{
+	if (*j)
+		json_object_put(*j);
+}
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+/* NULL-terminated string vectors (char **). */
+static inline char **strv_free(char **l)
+{
+	if (l) {
+		for (char **i = l; *i; i++)
+			free(*i);
+		free(l);
+	}
+	return NULL;
+}
+static inline void strv_freep(char ***l)
+{
+	strv_free(*l);
+}
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+static inline size_t strv_length(char *const *l)
+{
+	size_t n = 0;
+	if (l)
+		while (l[n])
+			n++;
+	return n;
+}
+
+static inline bool streq_ptr(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+#define streq(a, b) (strcmp((a), (b)) == 0)
+
+static inline const char *strna(const char *s)
+{
+	return s ? s : "n/a";
+}
+
+/* Replace *dst by a copy of src (NULL allowed); returns -ENOMEM on failure,
+ * leaving *dst untouched. */
+static inline int free_and_strdup(char **dst, const char *src)
+{
+	char *t = NULL;
+	if (src) {
+		t = strdup(src);
+		if (!t)
+			return -ENOMEM;
+	}
+	free(*dst);
+	*dst = t;
+	return 0;
+}
+
+/* errno as a negative return value, never 0 (a failing libc call that forgot
+ * to set errno still reports failure). */
+static inline int negative_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}

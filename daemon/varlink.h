@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A small varlink server (https://varlink.org) on sd-event.
+ *
+ * Wire format: NUL-terminated JSON messages on an AF_UNIX SOCK_STREAM socket.
+ *   request: {"method": "iface.Method", "parameters": {...}, "oneway": b, "more": b, "upgrade": b}
+ *   reply:   {"parameters": {...}, "continues": b}
+ *   error:   {"error": "iface.Name", "parameters": {...}}
+ * File descriptors travel as SCM_RIGHTS with the message that refers to them
+ * (systemd's convention): parameters carry the fd's index in that message.
+ *
+ * The server implements org.varlink.service (GetInfo, GetInterfaceDescription)
+ * itself.  Requests on one connection are handled strictly in order, one call
+ * at a time; further requests the client pipelined are queued.
+ *
+ * Lifetime of a call: the method callback gets a VarlinkCall that the server
+ * holds a reference on for the duration of the callback.  The call ends with
+ * exactly one varlink_call_reply() or varlink_call_error() (for "oneway"
+ * calls these send nothing).  A method that answers later takes its own
+ * reference with varlink_call_ref() and drops it after answering.
+ *
+ * Method return values:
+ *   0          a final reply/error was sent, or the call was ref'd for later.
+ *   negative   if no final reply was sent yet, the server answers with
+ *              varlink_call_error_errno(): -EPERM/-EACCES → PermissionDenied,
+ *              -EOPNOTSUPP/-ENOSYS → MethodNotImplemented{method}, anything
+ *              else (including -EINVAL) → the server's errno error (see
+ *              varlink_server_set_errno_error()) {errno, errnoName}.  Methods
+ *              that know which parameter is wrong should send
+ *              varlink_call_error_invalid_parameter() themselves.  If a final
+ *              reply was already sent the value is only logged.
+ * A method returning 0 without answering and without keeping a reference is a
+ * bug: the server then answers with the errno error for ECANCELED, so the
+ * client never hangs.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+#include <systemd/sd-event.h>
+
+typedef struct VarlinkServer VarlinkServer;
+typedef struct VarlinkCall VarlinkCall;
+typedef struct JsonDispatch JsonDispatch; /* json-dispatch.h */
+
+/* Standard errors of org.varlink.service. */
+#define VARLINK_ERROR_INTERFACE_NOT_FOUND    "org.varlink.service.InterfaceNotFound"    /* {interface} */
+#define VARLINK_ERROR_METHOD_NOT_FOUND       "org.varlink.service.MethodNotFound"       /* {method} */
+#define VARLINK_ERROR_METHOD_NOT_IMPLEMENTED "org.varlink.service.MethodNotImplemented" /* {method} */
+#define VARLINK_ERROR_INVALID_PARAMETER      "org.varlink.service.InvalidParameter"     /* {parameter} */
+#define VARLINK_ERROR_PERMISSION_DENIED      "org.varlink.service.PermissionDenied"
+#define VARLINK_ERROR_EXPECTED_MORE          "org.varlink.service.ExpectedMore"
+
+/* Sent (then the connection is closed) when a request exceeds the size limit;
+ * the spec has no such error, so it is ours. {limit: bytes} */
+#define VARLINK_ERROR_MESSAGE_TOO_LARGE "io.mountd.Varlink.MessageTooLarge"
+/* Default name for errno errors until varlink_server_set_errno_error(). */
+#define VARLINK_ERROR_ERRNO_DEFAULT "io.mountd.Varlink.SystemError"
+
+/* Defaults of the limits (each settable, see below). */
+#define VARLINK_DEFAULT_MAX_MESSAGE_SIZE (16U * 1024 * 1024)
+#define VARLINK_DEFAULT_MAX_FDS          16U
+#define VARLINK_DEFAULT_MAX_CONNECTIONS  1024U
+#define VARLINK_DEFAULT_MAX_QUEUED       64U /* pipelined requests per connection before we stop reading */
+
+typedef enum VarlinkMethodFlags {
+	VARLINK_METHOD_MORE_ONLY = 1 << 0, /* must be called with "more": else ExpectedMore */
+} VarlinkMethodFlags;
+
+typedef enum VarlinkCallFlags {
+	VARLINK_CALL_MORE = 1 << 0,
+	VARLINK_CALL_ONEWAY = 1 << 1,
+} VarlinkCallFlags;
+
+typedef int (*VarlinkMethodFn)(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
+			       void *userdata);
+
+typedef struct VarlinkMethod {
+	const char *name; /* unqualified, e.g. "Create" */
+	VarlinkMethodFn fn;
+	VarlinkMethodFlags flags;
+} VarlinkMethod;
+
+/* ---- server ---- */
+
+int varlink_server_new(VarlinkServer **ret, sd_event *event, const char *vendor, const char *product,
+		       const char *version, const char *url);
+VarlinkServer *varlink_server_free(VarlinkServer *s);
+static inline void varlink_server_freep(VarlinkServer **s)
+{
+	if (*s)
+		varlink_server_free(*s);
+}
+
+/* idl: the full interface text, served verbatim by GetInterfaceDescription;
+ * the interface name is parsed from its "interface x.y" line.  methods[] is
+ * terminated by an entry with name == NULL; the array and idl must outlive
+ * the server (normally static).  -EEXIST for a duplicate interface name,
+ * -EINVAL for text without a valid interface line. */
+int varlink_server_add_interface(VarlinkServer *s, const char *idl, const VarlinkMethod methods[],
+				 void *userdata);
+
+int varlink_server_listen_fd(VarlinkServer *s, int fd); /* takes ownership, also on failure */
+/* Binds path (replacing a stale socket file), chmod()s it to mode. */
+int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode);
+/* Uses the sockets systemd passed (sd_listen_fds), else binds fallback_path
+ * with mode 0666.  Returns the number of sockets listened on. */
+int varlink_server_listen_auto(VarlinkServer *s, const char *fallback_path);
+
+/* Graceful shutdown: close the listening sockets, read no further requests,
+ * finish the calls already read (active and queued), close each connection as
+ * it runs out of work.  When the last one is gone the idle callback runs.
+ * Streaming calls never finish on their own: the daemon must end them. */
+void varlink_server_stop_accepting(VarlinkServer *s);
+bool varlink_server_is_draining(VarlinkServer *s);
+
+unsigned varlink_server_n_active(VarlinkServer *s); /* calls being processed or queued */
+unsigned varlink_server_n_connections(VarlinkServer *s);
+
+/* cb runs whenever the server becomes idle: no connection and no call left
+ * (calls still referenced by the daemon after a disconnect count). */
+int varlink_server_set_idle_callback(VarlinkServer *s, void (*cb)(VarlinkServer *, void *),
+				     void *userdata);
+/* CLOCK_MONOTONIC time (usec) since which the server is idle; 0 while busy. */
+uint64_t varlink_server_idle_since(VarlinkServer *s);
+
+/* Error name used for errno errors (must be declared in one of the daemon's
+ * interfaces, e.g. "io.mountd.Mount.InternalError"); copied. */
+int varlink_server_set_errno_error(VarlinkServer *s, const char *error);
+void varlink_server_set_max_message_size(VarlinkServer *s, size_t size);
+void varlink_server_set_max_fds(VarlinkServer *s, unsigned n); /* at most 253 (SCM_MAX_FD) */
+void varlink_server_set_max_connections(VarlinkServer *s, unsigned n);
+
+/* ---- calls ---- */
+
+/* The final answer.  parameters are taken (also on failure); NULL = {}.
+ * -ENOTCONN if the client went away (the call still counts as answered),
+ * -EALREADY if the call was already answered. */
+int varlink_call_reply(VarlinkCall *c, json_object *parameters);
+/* An intermediate answer, "continues": true.  Only for calls made with
+ * "more" (-EINVAL otherwise); parameters taken. */
+int varlink_call_notify(VarlinkCall *c, json_object *parameters);
+int varlink_call_error(VarlinkCall *c, const char *error, json_object *parameters);
+int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter);
+/* error > 0 or < 0; mapping as described at the top. */
+int varlink_call_error_errno(VarlinkCall *c, int error);
+
+/* Fds received with the request.  peek: still owned by the call (closed when
+ * the call goes away); take: the caller owns it, the slot becomes empty.
+ * -ENXIO for an index past the received fds, -EBADF for a taken slot. */
+int varlink_call_peek_fd(VarlinkCall *c, unsigned index);
+int varlink_call_take_fd(VarlinkCall *c, unsigned index);
+unsigned varlink_call_n_fds(VarlinkCall *c);
+/* Queue an fd (taken, also on failure) to send with the next reply/notify/
+ * error of this call; returns its index in that message. */
+int varlink_call_push_fd(VarlinkCall *c, int fd);
+
+/* Identity of the peer, captured at accept time. */
+int varlink_call_get_peer_ucred(VarlinkCall *c, struct ucred *ret);
+/* SO_PEERPIDFD if the kernel has it; borrowed; -EOPNOTSUPP otherwise. */
+int varlink_call_get_peer_pidfd(VarlinkCall *c);
+
+VarlinkCall *varlink_call_ref(VarlinkCall *c);
+VarlinkCall *varlink_call_unref(VarlinkCall *c);
+static inline void varlink_call_unrefp(VarlinkCall **c)
+{
+	if (*c)
+		varlink_call_unref(*c);
+}
+
+/* For long-running/streaming calls: cb runs once if the client goes away
+ * before the final answer. */
+int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
+					 void *userdata);
+const char *varlink_call_method(VarlinkCall *c); /* fully qualified, e.g. "io.mountd.Mount.Create" */
+VarlinkCallFlags varlink_call_flags(VarlinkCall *c);
+bool varlink_call_is_answered(VarlinkCall *c);
+VarlinkServer *varlink_call_server(VarlinkCall *c);
+
+/* Decode parameters with a json-dispatch table into userdata.  On failure
+ * sends InvalidParameter{parameter: <field>} (or the errno error for
+ * -ENOMEM) and returns the negative errno; the method just returns it. */
+int varlink_call_dispatch(VarlinkCall *c, json_object *parameters, const JsonDispatch *table,
+			  void *userdata);
