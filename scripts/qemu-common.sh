@@ -1,0 +1,40 @@
+# QEMU command line shared by guest-run and run.  Sourced.
+
+kernel_image() {
+	local k
+	k=$(scripts_dir=$(dirname "${BASH_SOURCE[0]}"); "$scripts_dir/kernel-build" --dir)/bzImage
+	[ -f "$k" ] || die "no kernel at $k: run 'make kernel' first"
+	echo "$k"
+}
+
+disk_image() {
+	local d=$TOP/build/disk.img
+	[ -f "$d" ] || die "no guest disk at $d: run 'make disk' first"
+	echo "$d"
+}
+
+# KVM does not bring guests up on these machines (MSR aborts or hangs in
+# decompression), so TCG is the default; MOUNTD_ACCEL=kvm opts in.
+qemu_accel_args() {
+	case "${MOUNTD_ACCEL:-tcg}" in
+	kvm) echo "-accel kvm -cpu host" ;;
+	*) echo "-accel tcg,thread=multi -cpu max" ;;
+	esac
+}
+
+# Kernel command line common to every boot.  panic_on_warn and oops=panic
+# turn any kernel WARN into a failed run; panic=-1 reboots at once, and QEMU
+# runs with -no-reboot, so a panicking guest ends the run instead of hanging.
+base_cmdline() {
+	echo "console=ttyS0 root=/dev/vda rw rootfstype=ext4 panic_on_warn=1 oops=panic panic=-1" \
+		"systemd.firstboot=off systemd.show_status=error"
+}
+
+qemu_base_args() {
+	local kernel=$1 disk=$2
+	echo "-machine q35 -m ${MOUNTD_GUEST_MEM:-2048} -smp 2 -nodefaults -no-reboot -display none" \
+		"$(qemu_accel_args)" \
+		"-kernel $kernel" \
+		"-drive file=$disk,format=raw,if=virtio,snapshot=on" \
+		"-device virtio-rng-pci"
+}
