@@ -43,7 +43,7 @@ BINARIES :=
 UNIT_TESTS :=
 GUEST_PROGS :=
 INSTALL_TARGETS :=
-include $(wildcard daemon/build.mk client/build.mk units/build.mk tests/unit/build.mk tests/guest/build.mk kernel/build.mk bench/build.mk)
+include $(sort $(wildcard */build.mk */*/build.mk tests/unit/*.mk))
 
 .PHONY: _all _run _check kernel image disk print-uapi-dir build install \
 	check-host check-guest clean format
