@@ -10,10 +10,14 @@
  *
  *	struct create_req { char *fstype; uint32_t flags; char **options; int fd; };
  *	static const JsonDispatch create_table[] = {
- *		{ "fstype",  JSON_T_STRING,   json_dispatch_string, offsetof(struct create_req, fstype), JSON_MANDATORY, .max = 64 },
- *		{ "flags",   JSON_T_UNSIGNED, json_dispatch_uint32, offsetof(struct create_req, flags) },
- *		{ "options", JSON_T_ARRAY,    json_dispatch_strv,   offsetof(struct create_req, options), JSON_NULLABLE },
- *		{ "fd",      JSON_T_UNSIGNED, json_dispatch_fd_index, offsetof(struct create_req, fd) },
+ *		JSON_FIELD("fstype", JSON_T_STRING, json_dispatch_string,
+ *			   offsetof(struct create_req, fstype), JSON_MANDATORY, .max = 64),
+ *		JSON_FIELD("flags", JSON_T_UNSIGNED, json_dispatch_uint32,
+ *			   offsetof(struct create_req, flags), 0),
+ *		JSON_FIELD("options", JSON_T_ARRAY, json_dispatch_strv,
+ *			   offsetof(struct create_req, options), JSON_NULLABLE),
+ *		JSON_FIELD("fd", JSON_T_UNSIGNED, json_dispatch_fd_index,
+ *			   offsetof(struct create_req, fd), 0),
  *		{}
  *	};
  *	struct create_req req = { .fd = -1 };
@@ -69,7 +73,8 @@ struct JsonDispatch {
 	JsonDispatchCallback callback;
 	size_t offset;
 	JsonDispatchFlags flags;
-	/* Ranges: integers: [min, max]; both 0 = the C type's full range.
+	/* Ranges: integers: exactly [min, max], within the C type; both 0 = the
+	 * C type's full range.
 	 * Strings and string arrays: max = max length in bytes of each string
 	 * (0 = unlimited); arrays also: min = max number of elements (0 = any). */
 	int64_t min, max;
@@ -77,6 +82,15 @@ struct JsonDispatch {
 	 * json_dispatch_enum: NULL-terminated const char *const[] of names. */
 	const void *data;
 };
+
+/* One table entry with designated initializers (plain positional ones that
+ * omit min/max/data trip -Wmissing-field-initializers); extras go last:
+ * JSON_FIELD("size", JSON_T_UNSIGNED, json_dispatch_uint64, offsetof(T, size), 0, .max = 1024) */
+#define JSON_FIELD(_name, _type, _callback, _offset, _flags, ...)                                  \
+	{                                                                                          \
+		.name = (_name), .type = (_type), .callback = (_callback), .offset = (_offset),    \
+		.flags = (_flags), __VA_ARGS__                                                     \
+	}
 
 int json_dispatch(json_object *obj, const JsonDispatch table[], void *userdata,
 		  const char **ret_bad_field);

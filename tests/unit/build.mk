@@ -1,0 +1,8 @@
+# tests/unit/build.mk — host unit test programs (C).  One block per test:
+# append the program to UNIT_TESTS and give its link rule.
+
+# table-driven JSON parameter decoding
+UNIT_TESTS += $(B)/tests/unit/test-json-dispatch
+$(B)/tests/unit/test-json-dispatch: $(B)/tests/unit/test-json-dispatch.o \
+		$(B)/daemon/json-dispatch.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
