@@ -190,8 +190,7 @@ int json_dispatch_strv(const JsonDispatch *e, json_object *v, void *p, const cha
 
 /* Reads an integer of either sign and checks it against [lo, hi], where the
  * entry's own range (if set) narrows the C type's. */
-static int signed_check(const JsonDispatch *e, json_object *v, int64_t lo, int64_t hi,
-			int64_t *ret)
+static int signed_check(const JsonDispatch *e, json_object *v, int64_t lo, int64_t hi, int64_t *ret)
 {
 	if (!json_object_is_type(v, json_type_int))
 		return -EINVAL;
@@ -303,7 +302,7 @@ int json_dispatch_fd_index(const JsonDispatch *e, json_object *v, void *p, const
 	}
 	/* Only the index is checked here: whether that many fds came with
 	 * the message is known to the caller (varlink_call_peek_fd()). */
-	static const JsonDispatch range = { .max = JSON_DISPATCH_FD_INDEX_MAX };
+	static const JsonDispatch range = {.max = JSON_DISPATCH_FD_INDEX_MAX};
 	int r = unsigned_check(&range, v, JSON_DISPATCH_FD_INDEX_MAX, &x);
 	if (r < 0)
 		return r;

@@ -49,7 +49,7 @@ typedef struct JsonDispatch JsonDispatch;
 typedef enum JsonFieldType {
 	JSON_T_ANY = 0,
 	JSON_T_STRING,
-	JSON_T_INTEGER,  /* signed integer (no fractions) */
+	JSON_T_INTEGER,	 /* signed integer (no fractions) */
 	JSON_T_UNSIGNED, /* integer >= 0 */
 	JSON_T_BOOLEAN,
 	JSON_T_OBJECT,
@@ -58,7 +58,7 @@ typedef enum JsonFieldType {
 
 typedef enum JsonDispatchFlags {
 	JSON_MANDATORY = 1 << 0, /* must be present */
-	JSON_NULLABLE = 1 << 1,  /* null accepted; the callback sees v == NULL */
+	JSON_NULLABLE = 1 << 1,	 /* null accepted; the callback sees v == NULL */
 } JsonDispatchFlags;
 
 /* v is NULL for a JSON null (only with JSON_NULLABLE).  p points to the
@@ -86,10 +86,10 @@ struct JsonDispatch {
 /* One table entry with designated initializers (plain positional ones that
  * omit min/max/data trip -Wmissing-field-initializers); extras go last:
  * JSON_FIELD("size", JSON_T_UNSIGNED, json_dispatch_uint64, offsetof(T, size), 0, .max = 1024) */
-#define JSON_FIELD(_name, _type, _callback, _offset, _flags, ...)                                  \
-	{                                                                                          \
-		.name = (_name), .type = (_type), .callback = (_callback), .offset = (_offset),    \
-		.flags = (_flags), __VA_ARGS__                                                     \
+#define JSON_FIELD(_name, _type, _callback, _offset, _flags, ...)                               \
+	{                                                                                       \
+		.name = (_name), .type = (_type), .callback = (_callback), .offset = (_offset), \
+		.flags = (_flags), __VA_ARGS__                                                  \
 	}
 
 int json_dispatch(json_object *obj, const JsonDispatch table[], void *userdata,
@@ -100,19 +100,31 @@ int json_dispatch(json_object *obj, const JsonDispatch table[], void *userdata,
  * partial json_dispatch and on a zero-initialised struct. */
 void json_dispatch_done(const JsonDispatch table[], void *userdata);
 
-/* Standard callbacks; the member type each one writes is in brackets. */
-int json_dispatch_string(const JsonDispatch *e, json_object *v, void *p, const char **bad);       /* char * (strdup'd; null → NULL) */
-int json_dispatch_const_string(const JsonDispatch *e, json_object *v, void *p, const char **bad); /* const char * (borrowed from v) */
-int json_dispatch_strv(const JsonDispatch *e, json_object *v, void *p, const char **bad);         /* char ** (NULL-terminated; null → NULL) */
-int json_dispatch_int64(const JsonDispatch *e, json_object *v, void *p, const char **bad);        /* int64_t */
-int json_dispatch_int(const JsonDispatch *e, json_object *v, void *p, const char **bad);          /* int */
-int json_dispatch_uint64(const JsonDispatch *e, json_object *v, void *p, const char **bad);       /* uint64_t */
-int json_dispatch_uint32(const JsonDispatch *e, json_object *v, void *p, const char **bad);       /* uint32_t */
-int json_dispatch_boolean(const JsonDispatch *e, json_object *v, void *p, const char **bad);      /* bool */
-int json_dispatch_fd_index(const JsonDispatch *e, json_object *v, void *p, const char **bad);     /* int: index into the call's fds, -1 for null */
-int json_dispatch_enum(const JsonDispatch *e, json_object *v, void *p, const char **bad);         /* int: index into e->data */
-int json_dispatch_object(const JsonDispatch *e, json_object *v, void *p, const char **bad);       /* nested struct via e->data sub-table */
-int json_dispatch_json(const JsonDispatch *e, json_object *v, void *p, const char **bad);         /* json_object * (a new reference) */
+/* Standard callbacks; each comment gives the member type it writes. */
+/* char *: strdup'd copy; null → NULL */
+int json_dispatch_string(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* const char *: borrowed from the JSON object */
+int json_dispatch_const_string(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* char **: NULL-terminated copies; null → NULL */
+int json_dispatch_strv(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* int64_t */
+int json_dispatch_int64(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* int */
+int json_dispatch_int(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* uint64_t */
+int json_dispatch_uint64(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* uint32_t */
+int json_dispatch_uint32(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* bool */
+int json_dispatch_boolean(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* int: index into the call's fds; null → -1 */
+int json_dispatch_fd_index(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* int: index of the name in e->data */
+int json_dispatch_enum(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* nested struct, decoded with the e->data sub-table */
+int json_dispatch_object(const JsonDispatch *e, json_object *v, void *p, const char **bad);
+/* json_object *: a new reference to the value */
+int json_dispatch_json(const JsonDispatch *e, json_object *v, void *p, const char **bad);
 
 /* Largest fd index accepted (SCM_MAX_FD - 1). */
 #define JSON_DISPATCH_FD_INDEX_MAX 252

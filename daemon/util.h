@@ -18,12 +18,12 @@
 
 #include <json-c/json.h>
 
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define _unused_     __attribute__((unused))
-#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _cleanup_(f)	     __attribute__((cleanup(f)))
+#define _unused_	     __attribute__((unused))
+#define _printf_(a, b)	     __attribute__((format(printf, a, b)))
 #define _warn_unused_result_ __attribute__((warn_unused_result))
-#define _likely_(x)   __builtin_expect(!!(x), 1)
-#define _unlikely_(x) __builtin_expect(!!(x), 0)
+#define _likely_(x)	     __builtin_expect(!!(x), 1)
+#define _unlikely_(x)	     __builtin_expect(!!(x), 0)
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -36,25 +36,25 @@
 
 /* Return the value and clear the variable, so the cleanup handler no longer
  * owns it.  Use when handing a resource to a caller or another object. */
-#define TAKE_GENERIC(var, type, nullvalue)                                                         \
-	({                                                                                         \
-		type *_pvar_ = &(var);                                                             \
-		type _var_ = *_pvar_;                                                              \
-		type _nullvalue_ = nullvalue;                                                      \
-		*_pvar_ = _nullvalue_;                                                             \
-		_var_;                                                                             \
+#define TAKE_GENERIC(var, type, nullvalue)    \
+	({                                    \
+		type *_pvar_ = &(var);        \
+		type _var_ = *_pvar_;         \
+		type _nullvalue_ = nullvalue; \
+		*_pvar_ = _nullvalue_;        \
+		_var_;                        \
 	})
 #define TAKE_PTR_TYPE(ptr, type) TAKE_GENERIC(ptr, type, NULL)
-#define TAKE_PTR(ptr)            TAKE_PTR_TYPE(ptr, __typeof__(ptr))
-#define TAKE_FD(fd)              TAKE_GENERIC(fd, int, -EBADF)
+#define TAKE_PTR(ptr)		 TAKE_PTR_TYPE(ptr, __typeof__(ptr))
+#define TAKE_FD(fd)		 TAKE_GENERIC(fd, int, -EBADF)
 
 /* Declare a cleanup function "<func>p" that calls func(*p) when *p is not
  * NULL; for types whose free function takes the pointer. */
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                   \
-	static inline void func##p(type *p)                                                        \
-	{                                                                                          \
-		if (*p)                                                                            \
-			func(*p);                                                                  \
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+	static inline void func##p(type *p)     \
+	{                                       \
+		if (*p)                         \
+			func(*p);               \
 	}
 
 static inline void freep(void *p)

@@ -48,13 +48,13 @@ typedef struct VarlinkServer VarlinkServer;
 typedef struct VarlinkCall VarlinkCall;
 typedef struct JsonDispatch JsonDispatch; /* json-dispatch.h */
 
-/* Standard errors of org.varlink.service. */
-#define VARLINK_ERROR_INTERFACE_NOT_FOUND    "org.varlink.service.InterfaceNotFound"    /* {interface} */
-#define VARLINK_ERROR_METHOD_NOT_FOUND       "org.varlink.service.MethodNotFound"       /* {method} */
-#define VARLINK_ERROR_METHOD_NOT_IMPLEMENTED "org.varlink.service.MethodNotImplemented" /* {method} */
-#define VARLINK_ERROR_INVALID_PARAMETER      "org.varlink.service.InvalidParameter"     /* {parameter} */
-#define VARLINK_ERROR_PERMISSION_DENIED      "org.varlink.service.PermissionDenied"
-#define VARLINK_ERROR_EXPECTED_MORE          "org.varlink.service.ExpectedMore"
+/* Standard errors of org.varlink.service, with their parameters. */
+#define VARLINK_ERROR_INTERFACE_NOT_FOUND    "org.varlink.service.InterfaceNotFound" /* interface */
+#define VARLINK_ERROR_METHOD_NOT_FOUND	     "org.varlink.service.MethodNotFound"    /* method */
+#define VARLINK_ERROR_METHOD_NOT_IMPLEMENTED "org.varlink.service.MethodNotImplemented"
+#define VARLINK_ERROR_INVALID_PARAMETER	     "org.varlink.service.InvalidParameter" /* parameter */
+#define VARLINK_ERROR_PERMISSION_DENIED	     "org.varlink.service.PermissionDenied"
+#define VARLINK_ERROR_EXPECTED_MORE	     "org.varlink.service.ExpectedMore"
 
 /* Sent (then the connection is closed) when a request exceeds the size limit;
  * the spec has no such error, so it is ours. {limit: bytes} */
@@ -64,9 +64,10 @@ typedef struct JsonDispatch JsonDispatch; /* json-dispatch.h */
 
 /* Defaults of the limits (each settable, see below). */
 #define VARLINK_DEFAULT_MAX_MESSAGE_SIZE (16U * 1024 * 1024)
-#define VARLINK_DEFAULT_MAX_FDS          16U
-#define VARLINK_DEFAULT_MAX_CONNECTIONS  1024U
-#define VARLINK_DEFAULT_MAX_QUEUED       64U /* pipelined requests per connection before we stop reading */
+#define VARLINK_DEFAULT_MAX_FDS		 16U
+#define VARLINK_DEFAULT_MAX_CONNECTIONS	 1024U
+/* Pipelined requests queued per connection before we stop reading. */
+#define VARLINK_DEFAULT_MAX_QUEUED 64U
 
 typedef enum VarlinkMethodFlags {
 	VARLINK_METHOD_MORE_ONLY = 1 << 0, /* must be called with "more": else ExpectedMore */
@@ -88,8 +89,8 @@ typedef struct VarlinkMethod {
 
 /* ---- server ---- */
 
-int varlink_server_new(VarlinkServer **ret, sd_event *event, const char *vendor, const char *product,
-		       const char *version, const char *url);
+int varlink_server_new(VarlinkServer **ret, sd_event *event, const char *vendor,
+		       const char *product, const char *version, const char *url);
 VarlinkServer *varlink_server_free(VarlinkServer *s);
 static inline void varlink_server_freep(VarlinkServer **s)
 {
@@ -177,7 +178,8 @@ static inline void varlink_call_unrefp(VarlinkCall **c)
  * before the final answer. */
 int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
 					 void *userdata);
-const char *varlink_call_method(VarlinkCall *c); /* fully qualified, e.g. "io.mountd.Mount.Create" */
+/* Fully qualified, e.g. "io.mountd.Mount.Create". */
+const char *varlink_call_method(VarlinkCall *c);
 VarlinkCallFlags varlink_call_flags(VarlinkCall *c);
 bool varlink_call_is_answered(VarlinkCall *c);
 VarlinkServer *varlink_call_server(VarlinkCall *c);

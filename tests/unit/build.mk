@@ -6,3 +6,9 @@ UNIT_TESTS += $(B)/tests/unit/test-json-dispatch
 $(B)/tests/unit/test-json-dispatch: $(B)/tests/unit/test-json-dispatch.o \
 		$(B)/daemon/json-dispatch.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# varlink server: framing, org.varlink.service, errors, fds, limits, drain
+UNIT_TESTS += $(B)/tests/unit/test-varlink
+$(B)/tests/unit/test-varlink: $(B)/tests/unit/test-varlink.o $(B)/daemon/varlink.o \
+		$(B)/daemon/json-dispatch.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -17,7 +17,7 @@ static void check(bool ok, const char *name)
 }
 
 enum { MODE_RO, MODE_RW };
-static const char *const mode_names[] = { "ro", "rw", NULL };
+static const char *const mode_names[] = {"ro", "rw", NULL};
 
 struct inner {
 	char *source;
@@ -80,7 +80,7 @@ static int run(const char *text, struct req *req, const char **bad)
 		fprintf(stderr, "test bug: unparsable %s\n", text);
 		exit(2);
 	}
-	*req = (struct req){ .fd = -2, .mode = -1 };
+	*req = (struct req){.fd = -2, .mode = -1};
 	*bad = NULL;
 	int r = json_dispatch(j, table, req, bad);
 	/* Bad field names may point into j, which goes away here. */
@@ -115,7 +115,7 @@ int main(void)
 			"\"big\":18446744073709551615,\"offset\":-5,\"level\":-3,"
 			"\"recursive\":true,\"options\":[\"a\",\"b=c\"],\"fd\":2,\"mode\":\"rw\","
 			"\"inner\":{\"source\":\"/dev/vda\",\"size\":7},\"extra\":[1,2]}");
-		req = (struct req){ .fd = -1 };
+		req = (struct req){.fd = -1};
 		r = json_dispatch(j, table, &req, &bad);
 		check(r == 0, "full decode succeeds");
 		check(streq_ptr(req.fstype, "ext4") && streq_ptr(req.label, "root"), "strings");
@@ -129,7 +129,8 @@ int main(void)
 		check(req.mode == MODE_RW, "enum by name");
 		check(streq_ptr(req.inner.source, "/dev/vda") && req.inner.size == 7,
 		      "nested object");
-		check(json_object_is_type(req.extra, json_type_array), "any json kept by reference");
+		check(json_object_is_type(req.extra, json_type_array),
+		      "any json kept by reference");
 		json_dispatch_done(table, &req);
 		check(!req.fstype && !req.options && !req.inner.source && !req.extra,
 		      "done frees and resets");
@@ -148,7 +149,7 @@ int main(void)
 		struct req q = {};
 		r = json_dispatch(NULL, table, &q, &bad);
 		check(r == -ENOENT && streq_ptr(bad, "fstype"), "missing parameters object = {}");
-		static const JsonDispatch empty[] = { {} };
+		static const JsonDispatch empty[] = {{}};
 		r = json_dispatch(NULL, empty, NULL, &bad);
 		check(r == 0, "no parameters for an empty table");
 		_cleanup_json_ json_object *a = json_object_new_array();
@@ -180,8 +181,7 @@ int main(void)
 		    "non-string array element");
 	expect_fail("{\"fstype\":\"x\",\"options\":[\"a\",\"b\",\"c\",\"d\"]}", -ERANGE, "options",
 		    "too many array elements");
-	expect_fail("{\"fstype\":\"x\",\"options\":\"a\"}", -EINVAL, "options",
-		    "string for array");
+	expect_fail("{\"fstype\":\"x\",\"options\":\"a\"}", -EINVAL, "options", "string for array");
 	expect_fail("{\"fstype\":\"x\",\"fd\":253}", -ERANGE, "fd", "fd index beyond SCM_MAX_FD");
 	expect_fail("{\"fstype\":\"x\",\"inner\":{\"size\":1}}", -ENOENT, "source",
 		    "nested: missing field named innermost");

@@ -1,0 +1,1023 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Host unit test of daemon/varlink.c; prints TAP.
+ *
+ * The server runs on an sd-event loop in this process; the clients are raw
+ * sockets written by hand, so the wire format is checked byte for byte and
+ * not through another varlink implementation.  pump() turns the event loop
+ * while a client waits for its answer.
+ */
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+
+#include "json-dispatch.h"
+#include "util.h"
+#include "varlink.h"
+
+#define MAX_MSG (64U * 1024)
+
+static unsigned n_test, n_failed;
+static sd_event *event;
+static VarlinkServer *server;
+static char sock_path[108];
+
+static void check(bool ok, const char *name)
+{
+	n_test++;
+	if (!ok)
+		n_failed++;
+	printf("%s %u - %s\n", ok ? "ok" : "not ok", n_test, name);
+	fflush(stdout);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void pump_once(void)
+{
+	int r = sd_event_run(event, 1000);
+	if (r < 0) {
+		fprintf(stderr, "sd_event_run: %s\n", strerror(-r));
+		exit(2);
+	}
+}
+
+static void pump(unsigned ms)
+{
+	uint64_t end = now_ms() + ms;
+	while (now_ms() < end)
+		pump_once();
+}
+
+/* ------------------------------------------------------------ test service */
+
+static const char test_idl[] = "# A service used only by test-varlink.\n"
+			       "interface io.mountd.Test\n"
+			       "\n"
+			       "method Echo(n: ?int) -> (n: ?int)\n"
+			       "method Slow(n: int) -> (n: int)\n"
+			       "method Stream(count: int) -> (i: int)\n"
+			       "method Typed(name: string, count: ?int) -> ()\n"
+			       "method FdEcho(fd: int) -> (fd: int, ino: int)\n"
+			       "method FdCount() -> (n: int)\n"
+			       "method Note() -> ()\n"
+			       "method Fail(errno: int) -> ()\n"
+			       "method Forget() -> ()\n"
+			       "method Hang() -> ()\n"
+			       "method Whoami() -> (pid: int, pidfdPid: int)\n"
+			       "method Declared() -> ()\n";
+
+static VarlinkCall *slow_calls[8];
+static unsigned n_slow;
+static unsigned notes;
+static VarlinkCall *hung_call;
+static bool hung_disconnected;
+static unsigned idle_calls;
+
+static json_object *obj_int(const char *key, int64_t v)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, key, json_object_new_int64(v));
+	return o;
+}
+
+static int m_echo(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	(void)f;
+	(void)ud;
+	return varlink_call_reply(c, json_object_get(p));
+}
+
+static int m_slow(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	(void)p;
+	(void)f;
+	(void)ud;
+	if (n_slow >= ELEMENTSOF(slow_calls))
+		return -ENOSPC;
+	/* Answered later by the test: keep a reference. */
+	slow_calls[n_slow++] = varlink_call_ref(c);
+	return 0;
+}
+
+static void slow_reply_all(void)
+{
+	for (unsigned i = 0; i < n_slow; i++) {
+		json_object *n = NULL;
+		(void)n;
+		varlink_call_reply(slow_calls[i], obj_int("n", 100 + i));
+		slow_calls[i] = varlink_call_unref(slow_calls[i]);
+	}
+	n_slow = 0;
+}
+
+static int m_stream(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	struct {
+		int count;
+	} a = {0};
+	static const JsonDispatch t[] = {
+		JSON_FIELD("count", JSON_T_INTEGER, json_dispatch_int, 0, JSON_MANDATORY, .min = 0,
+			   .max = 100),
+		{},
+	};
+	(void)ud;
+	int r = varlink_call_dispatch(c, p, t, &a);
+	if (r < 0)
+		return r;
+	if (!(f & VARLINK_CALL_MORE))
+		return -EPROTO; /* the server must have refused this already */
+	for (int i = 0; i < a.count; i++) {
+		r = varlink_call_notify(c, obj_int("i", i));
+		if (r < 0)
+			return r;
+	}
+	return varlink_call_reply(c, obj_int("i", a.count));
+}
+
+static int m_typed(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	struct {
+		char *name;
+		uint32_t count;
+	} a = {};
+	static const JsonDispatch t[] = {
+		JSON_FIELD("name", JSON_T_STRING, json_dispatch_string, 0, JSON_MANDATORY),
+		JSON_FIELD("count", JSON_T_UNSIGNED, json_dispatch_uint32, sizeof(char *), 0,
+			   .min = 1, .max = 10),
+		{},
+	};
+	(void)f;
+	(void)ud;
+	int r = varlink_call_dispatch(c, p, t, &a);
+	json_dispatch_done(t, &a);
+	if (r < 0)
+		return r;
+	return varlink_call_reply(c, NULL);
+}
+
+static int m_fd_echo(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	struct {
+		int fd;
+	} a = {-1};
+	static const JsonDispatch t[] = {
+		JSON_FIELD("fd", JSON_T_UNSIGNED, json_dispatch_fd_index, 0, JSON_MANDATORY),
+		{},
+	};
+	struct stat st;
+	(void)f;
+	(void)ud;
+	int r = varlink_call_dispatch(c, p, t, &a);
+	if (r < 0)
+		return r;
+	int fd = varlink_call_peek_fd(c, (unsigned)a.fd);
+	if (fd < 0)
+		return varlink_call_error_invalid_parameter(c, "fd");
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* Send back a duplicate and a fresh fd of our own. */
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dup < 0)
+		return -errno;
+	int i0 = varlink_call_push_fd(c, dup);
+	int i1 = varlink_call_push_fd(c, memfd_create("fresh", MFD_CLOEXEC));
+	if (i0 < 0 || i1 < 0)
+		return i0 < 0 ? i0 : i1;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "fd", json_object_new_int(i0));
+	json_object_object_add(o, "fresh", json_object_new_int(i1));
+	json_object_object_add(o, "ino", json_object_new_int64((int64_t)st.st_ino));
+	return varlink_call_reply(c, o);
+}
+
+static int m_fd_count(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	(void)p;
+	(void)f;
+	(void)ud;
+	/* Take one, leave the rest for the call to close. */
+	_cleanup_close_ int fd = varlink_call_take_fd(c, 0);
+	if (varlink_call_n_fds(c) > 0 && (fd < 0 || varlink_call_peek_fd(c, 0) != -EBADF))
+		return -EIO;
+	return varlink_call_reply(c, obj_int("n", varlink_call_n_fds(c)));
+}
+
+static int m_note(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	(void)p;
+	(void)ud;
+	if (f & VARLINK_CALL_ONEWAY)
+		notes++;
+	return varlink_call_reply(c, NULL);
+}
+
+static int m_fail(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	json_object *v;
+	(void)c;
+	(void)f;
+	(void)ud;
+	if (!json_object_object_get_ex(p, "errno", &v))
+		return -EINVAL;
+	return -json_object_get_int(v);
+}
+
+static int m_forget(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	(void)c;
+	(void)p;
+	(void)f;
+	(void)ud;
+	return 0; /* a buggy method: neither answers nor keeps the call */
+}
+
+static void on_hang_disconnect(VarlinkCall *c, void *ud)
+{
+	(void)ud;
+	hung_disconnected = true;
+	/* Answering a gone client fails but ends the call. */
+	int r = varlink_call_reply(c, NULL);
+	if (r != -ENOTCONN)
+		fprintf(stderr, "# reply after hang-up gave %d\n", r);
+	hung_call = varlink_call_unref(hung_call);
+}
+
+static int m_hang(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	(void)p;
+	(void)f;
+	(void)ud;
+	hung_call = varlink_call_ref(c);
+	return varlink_call_set_disconnect_callback(c, on_hang_disconnect, NULL);
+}
+
+static int pidfd_pid(int pidfd)
+{
+	char path[64], line[256];
+	int pid = -1;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %d", &pid) == 1)
+			break;
+	return pid;
+}
+
+static int m_whoami(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	struct ucred uc;
+	(void)p;
+	(void)f;
+	(void)ud;
+	int r = varlink_call_get_peer_ucred(c, &uc);
+	if (r < 0)
+		return r;
+	json_object *o = obj_int("pid", uc.pid);
+	int pidfd = varlink_call_get_peer_pidfd(c);
+	json_object_object_add(o, "pidfdPid",
+			       json_object_new_int(pidfd >= 0 ? pidfd_pid(pidfd) : pidfd));
+	return varlink_call_reply(c, o);
+}
+
+static const VarlinkMethod test_methods[] = {
+	{"Echo", m_echo, 0},
+	{"Slow", m_slow, 0},
+	{"Stream", m_stream, VARLINK_METHOD_MORE_ONLY},
+	{"Typed", m_typed, 0},
+	{"FdEcho", m_fd_echo, 0},
+	{"FdCount", m_fd_count, 0},
+	{"Note", m_note, 0},
+	{"Fail", m_fail, 0},
+	{"Forget", m_forget, 0},
+	{"Hang", m_hang, 0},
+	{"Whoami", m_whoami, 0},
+	{"Declared", NULL, 0},
+	{},
+};
+
+static void on_idle(VarlinkServer *s, void *ud)
+{
+	(void)s;
+	(void)ud;
+	idle_calls++;
+}
+
+/* ------------------------------------------------------------ raw client */
+
+typedef struct Client {
+	int fd;
+	char buf[1 << 20];
+	size_t len;
+	int fds[64];
+	unsigned n_fds;
+	bool eof;
+} Client;
+
+static Client *client_new(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	Client *c = calloc(1, sizeof(*c));
+	if (!c)
+		exit(2);
+	strcpy(sa.sun_path, sock_path);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		perror("connect");
+		exit(2);
+	}
+	return c;
+}
+
+static void client_free(Client *c)
+{
+	if (!c)
+		return;
+	safe_close(c->fd);
+	close_many(c->fds, c->n_fds);
+	free(c);
+}
+
+/* Sends raw bytes (the caller adds the NUL) with optional fds. */
+static void client_send_raw(Client *c, const void *data, size_t len, const int *fds, unsigned n)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 64)];
+	} control;
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (n > 0) {
+		memset(&control, 0, sizeof(control));
+		mh.msg_control = &control;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
+	}
+	while (iov.iov_len > 0) {
+		ssize_t k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k < 0 && errno == EAGAIN) {
+			pump_once();
+			continue;
+		}
+		if (k < 0) {
+			fprintf(stderr, "# send: %m\n");
+			return;
+		}
+		iov.iov_base = (char *)iov.iov_base + k;
+		iov.iov_len -= (size_t)k;
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	}
+}
+
+static void client_send(Client *c, const char *json)
+{
+	client_send_raw(c, json, strlen(json) + 1, NULL, 0);
+}
+
+/* Reads what is there without blocking. */
+static void client_poll(Client *c)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 64)];
+	} control;
+	for (;;) {
+		if (c->eof || c->len == sizeof(c->buf))
+			return;
+		struct iovec iov = {.iov_base = c->buf + c->len,
+				    .iov_len = sizeof(c->buf) - c->len};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = &control,
+				    .msg_controllen = sizeof(control)};
+		ssize_t k = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (k < 0 && errno == EAGAIN)
+			return;
+		if (k <= 0) {
+			c->eof = true;
+			return;
+		}
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_type == SCM_RIGHTS) {
+				unsigned n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+				memcpy(c->fds + c->n_fds, CMSG_DATA(cm), sizeof(int) * n);
+				c->n_fds += n;
+			}
+		c->len += (size_t)k;
+	}
+}
+
+/* Next complete message, pumping the server meanwhile; NULL on timeout/EOF. */
+static json_object *client_recv(Client *c, unsigned timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	for (;;) {
+		client_poll(c);
+		char *nul = memchr(c->buf, 0, c->len);
+		if (nul) {
+			size_t n = (size_t)(nul - c->buf);
+			json_object *j = json_tokener_parse(c->buf);
+			memmove(c->buf, nul + 1, c->len - n - 1);
+			c->len -= n + 1;
+			if (!j)
+				fprintf(stderr, "# unparsable answer\n");
+			return j;
+		}
+		if (c->eof || now_ms() >= end)
+			return NULL;
+		pump_once();
+	}
+}
+
+/* True if the server closes the connection within timeout_ms. */
+static bool client_wait_eof(Client *c, unsigned timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	while (!c->eof && now_ms() < end) {
+		pump_once();
+		client_poll(c);
+	}
+	return c->eof;
+}
+
+static const char *jstr(json_object *o, const char *path1, const char *path2)
+{
+	json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, path1, &v))
+		return NULL;
+	if (path2 && !json_object_object_get_ex(v, path2, &v))
+		return NULL;
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static int64_t jint(json_object *o, const char *path1, const char *path2)
+{
+	json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, path1, &v))
+		return INT64_MIN;
+	if (path2 && !json_object_object_get_ex(v, path2, &v))
+		return INT64_MIN;
+	return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : INT64_MIN;
+}
+
+static bool jhas(json_object *o, const char *key)
+{
+	return o && json_object_object_get_ex(o, key, NULL);
+}
+
+/* Sends a call and returns its answer. */
+static json_object *call(Client *c, const char *json)
+{
+	client_send(c, json);
+	return client_recv(c, 3000);
+}
+
+static bool is_error(json_object *a, const char *error, const char *key, const char *value)
+{
+	if (!streq_ptr(jstr(a, "error", NULL), error)) {
+		fprintf(stderr, "# got %s\n", a ? json_object_to_json_string(a) : "(nothing)");
+		return false;
+	}
+	return !key || streq_ptr(jstr(a, "parameters", key), value);
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_basic(void)
+{
+	Client *c = client_new();
+	json_object *a;
+
+	a = call(c, "{\"method\":\"org.varlink.service.GetInfo\"}");
+	json_object *ifs = NULL;
+	json_object_object_get_ex(json_object_object_get(a, "parameters"), "interfaces", &ifs);
+	check(streq_ptr(jstr(a, "parameters", "vendor"), "mountd project") &&
+		      streq_ptr(jstr(a, "parameters", "product"), "test") &&
+		      streq_ptr(jstr(a, "parameters", "version"), "1") &&
+		      streq_ptr(jstr(a, "parameters", "url"), "https://example.invalid/") &&
+		      json_object_array_length(ifs) == 2 &&
+		      streq(json_object_get_string(json_object_array_get_idx(ifs, 0)),
+			    "org.varlink.service") &&
+		      streq(json_object_get_string(json_object_array_get_idx(ifs, 1)),
+			    "io.mountd.Test") &&
+		      !jhas(a, "error") && !jhas(a, "continues"),
+	      "GetInfo");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"org.varlink.service.GetInfo\",\"parameters\":{\"x\":1}}");
+	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "x"),
+	      "GetInfo refuses unknown parameter");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\","
+		    "\"parameters\":{\"interface\":\"io.mountd.Test\"}}");
+	check(streq_ptr(jstr(a, "parameters", "description"), test_idl),
+	      "GetInterfaceDescription serves the IDL verbatim");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\","
+		    "\"parameters\":{\"interface\":\"org.varlink.service\"}}");
+	const char *d = jstr(a, "parameters", "description");
+	check(d && strstr(d, "interface org.varlink.service\n") &&
+		      strstr(d, "method GetInterfaceDescription(interface: string)") &&
+		      strstr(d, "error ExpectedMore ()"),
+	      "GetInterfaceDescription of org.varlink.service");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\","
+		    "\"parameters\":{\"interface\":\"com.example.Nope\"}}");
+	check(is_error(a, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface", "com.example.Nope"),
+	      "GetInterfaceDescription: InterfaceNotFound");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\"}");
+	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "interface"),
+	      "GetInterfaceDescription without interface: InvalidParameter");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Nope\",\"parameters\":{}}");
+	check(is_error(a, VARLINK_ERROR_METHOD_NOT_FOUND, "method", "io.mountd.Test.Nope"),
+	      "MethodNotFound names the method");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"com.example.Other.Foo\"}");
+	check(is_error(a, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface", "com.example.Other"),
+	      "InterfaceNotFound names the interface");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Declared\"}");
+	check(is_error(a, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method",
+		       "io.mountd.Test.Declared"),
+	      "MethodNotImplemented");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{\"name\":\"x\","
+		    "\"count\":3}}");
+	check(a && !jhas(a, "error") &&
+		      json_object_is_type(json_object_object_get(a, "parameters"),
+					  json_type_object),
+	      "typed parameters accepted, empty reply is {}");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{\"name\":\"x\","
+		    "\"colour\":3}}");
+	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "colour"),
+	      "InvalidParameter: unknown field");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{\"name\":\"x\","
+		    "\"count\":11}}");
+	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "count"),
+	      "InvalidParameter: out of range");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{}}");
+	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "name"),
+	      "InvalidParameter: missing mandatory");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Fail\",\"parameters\":{\"errno\":1}}");
+	check(is_error(a, VARLINK_ERROR_PERMISSION_DENIED, NULL, NULL),
+	      "-EPERM → PermissionDenied");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Fail\",\"parameters\":{\"errno\":5}}");
+	check(is_error(a, "io.mountd.Test.Error", "errnoName", "EIO") &&
+		      jint(a, "parameters", "errno") == EIO,
+	      "-EIO → the server's errno error");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Forget\"}");
+	check(is_error(a, "io.mountd.Test.Error", "errnoName", "ECANCELED"),
+	      "a method that drops its call still gets the client an answer");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{},\"upgrade\":true}");
+	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "upgrade"),
+	      "upgrade refused");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Whoami\"}");
+	check(jint(a, "parameters", "pid") == getpid(), "peer ucred");
+	int64_t pp = jint(a, "parameters", "pidfdPid");
+	check(pp == getpid() || pp == -EOPNOTSUPP, "peer pidfd (or -EOPNOTSUPP on old kernels)");
+	json_object_put(a);
+
+	client_free(c);
+}
+
+static void test_framing(void)
+{
+	Client *c = client_new();
+	json_object *a;
+
+	/* Byte by byte, turning the server's loop between bytes. */
+	const char *req = "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":42}}";
+	for (size_t i = 0; i <= strlen(req); i++) {
+		client_send_raw(c, req + i, 1, NULL, 0);
+		pump_once();
+	}
+	a = client_recv(c, 3000);
+	check(jint(a, "parameters", "n") == 42 && !jhas(a, "continues"),
+	      "request split into 1-byte writes");
+	json_object_put(a);
+
+	/* Several requests in one write. */
+	char many[4096];
+	size_t len = 0;
+	for (int i = 0; i < 5; i++)
+		len += (size_t)snprintf(many + len, sizeof(many) - len,
+					"{\"method\":\"io.mountd.Test.Echo\","
+					"\"parameters\":{\"n\":%d}}",
+					i) +
+		       1;
+	client_send_raw(c, many, len, NULL, 0);
+	bool ok = true;
+	for (int i = 0; i < 5; i++) {
+		a = client_recv(c, 3000);
+		ok = ok && jint(a, "parameters", "n") == i;
+		json_object_put(a);
+	}
+	check(ok, "several requests in one write, answered in order");
+
+	/* Whitespace around the JSON is fine. */
+	a = call(c, " \n{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":7}}\n ");
+	check(jint(a, "parameters", "n") == 7, "whitespace around a message");
+	json_object_put(a);
+
+	client_free(c);
+}
+
+static void test_pipelining(void)
+{
+	Client *c = client_new();
+	json_object *a;
+
+	/* Slow is held by the test; the two Echos behind it must wait. */
+	const char *reqs[] = {
+		"{\"method\":\"io.mountd.Test.Slow\",\"parameters\":{\"n\":1}}",
+		"{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":2}}",
+		"{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":3}}",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(reqs); i++)
+		client_send(c, reqs[i]);
+	pump(100);
+	client_poll(c);
+	check(n_slow == 1 && c->len == 0, "one call at a time: nothing overtakes a pending call");
+	check(varlink_server_n_active(server) == 3, "n_active counts the active and queued calls");
+
+	slow_reply_all();
+	a = client_recv(c, 3000);
+	bool ok = jint(a, "parameters", "n") == 100;
+	json_object_put(a);
+	for (int i = 2; i <= 3; i++) {
+		a = client_recv(c, 3000);
+		ok = ok && jint(a, "parameters", "n") == i;
+		json_object_put(a);
+	}
+	check(ok, "pipelined calls answered in order after the slow one");
+	pump(10);
+	check(varlink_server_n_active(server) == 0, "n_active back to 0");
+	client_free(c);
+}
+
+static void test_oneway_more(void)
+{
+	Client *c = client_new();
+	json_object *a;
+
+	unsigned before = notes;
+	client_send(c, "{\"method\":\"io.mountd.Test.Note\",\"oneway\":true}");
+	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":9}}");
+	check(jint(a, "parameters", "n") == 9 && notes == before + 1,
+	      "oneway: method runs, no answer (next answer is the next call's)");
+	json_object_put(a);
+
+	client_send(c, "{\"method\":\"io.mountd.Test.Stream\",\"parameters\":{\"count\":3},"
+		       "\"more\":true}");
+	bool ok = true;
+	for (int i = 0; i < 3; i++) {
+		a = client_recv(c, 3000);
+		json_object *cont = NULL;
+		json_object_object_get_ex(a, "continues", &cont);
+		ok = ok && jint(a, "parameters", "i") == i && json_object_get_boolean(cont);
+		json_object_put(a);
+	}
+	a = client_recv(c, 3000);
+	json_object *cont = NULL;
+	json_object_object_get_ex(a, "continues", &cont);
+	ok = ok && jint(a, "parameters", "i") == 3 && !json_object_get_boolean(cont);
+	json_object_put(a);
+	check(ok, "more: continues=true replies, then a final one");
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Stream\",\"parameters\":{\"count\":3}}");
+	check(is_error(a, VARLINK_ERROR_EXPECTED_MORE, NULL, NULL),
+	      "streaming-only method without more: ExpectedMore");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":1},\"more\":true}");
+	check(jint(a, "parameters", "n") == 1 && !jhas(a, "continues"),
+	      "plain method called with more: one final reply");
+	json_object_put(a);
+
+	client_free(c);
+}
+
+static void test_fds(void)
+{
+	Client *c = client_new();
+	json_object *a;
+	struct stat st0, st1, st2;
+
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		exit(2);
+	fstat(pfd[0], &st0);
+	const char *req = "{\"method\":\"io.mountd.Test.FdEcho\",\"parameters\":{\"fd\":0}}";
+	client_send_raw(c, req, strlen(req) + 1, &pfd[0], 1);
+	a = client_recv(c, 3000);
+	check(jint(a, "parameters", "ino") == (int64_t)st0.st_ino,
+	      "fd passed to the server is the same file (fstat)");
+	int64_t i0 = jint(a, "parameters", "fd"), i1 = jint(a, "parameters", "fresh");
+	bool ok = c->n_fds == 2 && i0 == 0 && i1 == 1 && fstat(c->fds[0], &st1) == 0 &&
+		  fstat(c->fds[1], &st2) == 0;
+	check(ok && st1.st_ino == st0.st_ino && st1.st_dev == st0.st_dev,
+	      "fd passed back to the client is the same file (fstat)");
+	check(ok && S_ISREG(st2.st_mode) && st2.st_ino != st0.st_ino,
+	      "server-created fd arrives with the reply");
+	close_many(c->fds, c->n_fds);
+	c->n_fds = 0;
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"io.mountd.Test.FdEcho\",\"parameters\":{\"fd\":0}}");
+	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "fd"),
+	      "fd index without an fd: InvalidParameter");
+	json_object_put(a);
+
+	/* A message with fds right behind one without: the fds belong to the
+	 * second, however the kernel splits the reads. */
+	int many[16];
+	for (int i = 0; i < 16; i++)
+		many[i] = pfd[1];
+	const char *plain = "{\"method\":\"io.mountd.Test.FdCount\"}";
+	client_send(c, plain);
+	client_send_raw(c, plain, strlen(plain) + 1, many, 16);
+	a = client_recv(c, 3000);
+	json_object *b = client_recv(c, 3000);
+	check(jint(a, "parameters", "n") == 0 && jint(b, "parameters", "n") == 16,
+	      "fds attach to the message they were sent with; 16 fds accepted");
+	json_object_put(a);
+	json_object_put(b);
+
+	client_free(c);
+
+	/* 17 fds: over the limit, the connection is dropped. */
+	c = client_new();
+	int toomany[17];
+	for (int i = 0; i < 17; i++)
+		toomany[i] = pfd[1];
+	client_send_raw(c, plain, strlen(plain) + 1, toomany, 17);
+	a = client_recv(c, 3000);
+	check(!a && c->eof, "too many fds: disconnected without an answer");
+	json_object_put(a);
+	client_free(c);
+
+	safe_close(pfd[0]);
+	safe_close(pfd[1]);
+}
+
+static void test_bad_input(void)
+{
+	Client *c;
+	json_object *a;
+
+	c = client_new();
+	client_send(c, "{\"method\": \"io.mountd.Test.Echo\", oops}");
+	check(client_wait_eof(c, 3000) && c->len == 0, "malformed JSON: disconnect");
+	client_free(c);
+
+	c = client_new();
+	client_send(c, "{\"parameters\":{}}");
+	check(client_wait_eof(c, 3000) && c->len == 0, "missing method: disconnect");
+	client_free(c);
+
+	c = client_new();
+	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":[]}");
+	check(client_wait_eof(c, 3000), "parameters not an object: disconnect");
+	client_free(c);
+
+	c = client_new();
+	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"oneway\":true,\"more\":true}");
+	check(client_wait_eof(c, 3000), "oneway together with more: disconnect");
+	client_free(c);
+
+	/* Over the size limit without a NUL yet. */
+	c = client_new();
+	size_t big = MAX_MSG + 100;
+	char *buf = malloc(big);
+	memset(buf, ' ', big);
+	memcpy(buf, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"s\":\"", 51);
+	client_send_raw(c, buf, big, NULL, 0);
+	a = client_recv(c, 3000);
+	check(is_error(a, VARLINK_ERROR_MESSAGE_TOO_LARGE, NULL, NULL) &&
+		      jint(a, "parameters", "limit") == MAX_MSG && client_wait_eof(c, 3000),
+	      "oversize message: error, then disconnect");
+	json_object_put(a);
+	client_free(c);
+
+	/* A complete message over the limit in one write. */
+	c = client_new();
+	buf[big - 1] = 0;
+	client_send_raw(c, buf, big, NULL, 0);
+	a = client_recv(c, 3000);
+	check(is_error(a, VARLINK_ERROR_MESSAGE_TOO_LARGE, NULL, NULL) && client_wait_eof(c, 3000),
+	      "oversize complete message: error, then disconnect");
+	json_object_put(a);
+	client_free(c);
+	free(buf);
+
+	/* Just under the limit is fine. */
+	c = client_new();
+	size_t n = MAX_MSG - 64;
+	buf = malloc(n + 1);
+	int k = snprintf(buf, n, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"s\":\"");
+	memset(buf + k, 'x', n - (size_t)k - 3);
+	memcpy(buf + n - 3, "\"}}", 3);
+	buf[n] = 0;
+	a = call(c, buf);
+	check(a && json_object_get_string_len(
+			   json_object_object_get(json_object_object_get(a, "parameters"), "s")) ==
+			      (int)(n - (size_t)k - 3),
+	      "large message under the limit accepted");
+	json_object_put(a);
+	free(buf);
+	client_free(c);
+	pump(10);
+}
+
+static void test_hangup(void)
+{
+	Client *c = client_new();
+	Client *other = client_new();
+
+	client_send(c, "{\"method\":\"io.mountd.Test.Hang\"}");
+	uint64_t end = now_ms() + 3000;
+	while (!hung_call && now_ms() < end)
+		pump_once();
+	check(hung_call != NULL, "long-running call started");
+	client_free(c);
+	end = now_ms() + 3000;
+	while (!hung_disconnected && now_ms() < end)
+		pump_once();
+	check(hung_disconnected && !hung_call, "client hang-up mid-call: disconnect callback");
+
+	/* A oneway call followed by close() still runs; the server cleans up. */
+	unsigned before = notes;
+	client_send(other, "{\"method\":\"io.mountd.Test.Note\",\"oneway\":true}");
+	client_free(other);
+	pump(100);
+	check(notes == before + 1, "oneway call sent just before hang-up still runs");
+	check(varlink_server_n_connections(server) == 0 && varlink_server_n_active(server) == 0,
+	      "connections and calls released after hang-up");
+}
+
+static void test_idle_and_drain(void)
+{
+	json_object *a;
+
+	unsigned idle_before = idle_calls;
+	Client *c = client_new();
+	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":1}}");
+	json_object_put(a);
+	check(varlink_server_idle_since(server) == 0, "not idle while a client is connected");
+	client_free(c);
+	pump(50);
+	check(idle_calls == idle_before + 1 && varlink_server_idle_since(server) > 0,
+	      "idle callback when the last connection goes");
+
+	/* Drain: a held call and a queued one on one connection, an idle
+	 * second connection. */
+	c = client_new();
+	Client *quiet = client_new();
+	client_send(c, "{\"method\":\"io.mountd.Test.Slow\",\"parameters\":{\"n\":1}}");
+	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":2}}");
+	pump(50);
+	check(n_slow == 1 && varlink_server_n_active(server) == 2, "drain: one held, one queued");
+
+	idle_before = idle_calls;
+	varlink_server_stop_accepting(server);
+	check(varlink_server_is_draining(server), "stop_accepting: draining");
+	pump(50);
+	check(client_wait_eof(quiet, 1000), "drain: an idle connection is closed");
+	client_free(quiet);
+
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	strcpy(sa.sun_path, sock_path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	check(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno == ECONNREFUSED,
+	      "drain: new connections refused");
+	safe_close(fd);
+
+	/* Requests sent after stop_accepting are not read. */
+	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":3}}");
+	pump(50);
+	check(idle_calls == idle_before && varlink_server_n_active(server) == 2,
+	      "drain: not idle while calls remain");
+
+	slow_reply_all();
+	a = client_recv(c, 3000);
+	json_object *b = client_recv(c, 3000);
+	check(jint(a, "parameters", "n") == 100 && jint(b, "parameters", "n") == 2,
+	      "drain: held and queued calls finish");
+	json_object_put(a);
+	json_object_put(b);
+	check(client_wait_eof(c, 3000) && c->len == 0,
+	      "drain: connection closed, the late request was not run");
+	pump(20);
+	check(idle_calls == idle_before + 1 && varlink_server_n_active(server) == 0 &&
+		      varlink_server_n_connections(server) == 0,
+	      "drain: idle callback once everything is done");
+	client_free(c);
+}
+
+static void test_api_edges(void)
+{
+	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+	static const VarlinkMethod none[] = {{}};
+	int r = varlink_server_new(&s, event, "v", "p", "1", "u");
+	check(r == 0, "second server");
+	check(varlink_server_add_interface(s, "interface nodots\n", none, NULL) == -EINVAL &&
+		      varlink_server_add_interface(s, "method X() -> ()\n", none, NULL) ==
+			      -EINVAL &&
+		      varlink_server_add_interface(s, "# c\n\ninterface a.b\n", none, NULL) == 0 &&
+		      varlink_server_add_interface(s, "interface a.b\n", none, NULL) == -EEXIST &&
+		      varlink_server_add_interface(s, "interface org.varlink.service\n", none,
+						   NULL) == -EEXIST,
+	      "add_interface parses and validates the interface line");
+	check(varlink_server_listen_path(s, "/nonexistent-dir/x.sock", 0600) == -ENOENT,
+	      "listen_path reports bind errors");
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test-varlink.XXXXXX";
+	int r;
+
+	if (!mkdtemp(dir))
+		return 2;
+	snprintf(sock_path, sizeof(sock_path), "%s/io.mountd.Test", dir);
+
+	r = sd_event_new(&event);
+	if (r >= 0)
+		r = varlink_server_new(&server, event, "mountd project", "test", "1",
+				       "https://example.invalid/");
+	if (r >= 0)
+		r = varlink_server_add_interface(server, test_idl, test_methods, NULL);
+	if (r >= 0)
+		r = varlink_server_set_errno_error(server, "io.mountd.Test.Error");
+	if (r >= 0)
+		r = varlink_server_set_idle_callback(server, on_idle, NULL);
+	if (r >= 0)
+		r = varlink_server_listen_path(server, sock_path, 0600);
+	if (r < 0) {
+		fprintf(stderr, "setup: %s\n", strerror(-r));
+		return 2;
+	}
+	varlink_server_set_max_message_size(server, MAX_MSG);
+
+	struct stat st;
+	check(stat(sock_path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
+	      "listen_path creates the socket with the mode asked for");
+
+	test_basic();
+	test_framing();
+	test_pipelining();
+	test_oneway_more();
+	test_fds();
+	test_bad_input();
+	test_hangup();
+	test_idle_and_drain();
+	test_api_edges();
+
+	server = varlink_server_free(server);
+	event = sd_event_unref(event);
+	unlink(sock_path);
+	rmdir(dir);
+
+	printf("1..%u\n", n_test);
+	return n_failed ? 1 : 0;
+}
