@@ -13,8 +13,7 @@ disk_image() {
 	echo "$d"
 }
 
-# KVM does not bring guests up on these machines (MSR aborts or hangs in
-# decompression), so TCG is the default; MOUNTD_ACCEL=kvm opts in.
+# scripts/accel decides (MOUNTD_ACCEL, else a cached probe boot).
 qemu_accel_args() {
 	case "${MOUNTD_ACCEL:-tcg}" in
 	kvm) echo "-accel kvm -cpu host" ;;
