@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <blkid/blkid.h>
+#include <linux/loop.h>
+
+#include "loopdev.h"
+#include "util.h"
+
+void loopdev_done(LoopDev *d)
+{
+	safe_close(d->fd);
+	free(d->node);
+	*d = LOOPDEV_NULL;
+}
+
+bool loopdev_uuid_valid(const char *s)
+{
+	/* 8-4-4-4-12 hex digits */
+	if (strlen(s) != 36)
+		return false;
+	for (size_t i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+		} else if (!isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
+
+static int configure(int image_fd, bool read_only, bool partscan, int *ret_fd, int *ret_nr)
+{
+	_cleanup_close_ int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+
+	if (control < 0)
+		return negative_errno();
+	/* Another process can grab the free device between GET_FREE and
+	 * CONFIGURE (EBUSY): take the next one. */
+	for (int attempt = 0; attempt < 64; attempt++) {
+		_cleanup_close_ int fd = -EBADF;
+		struct loop_config config = {
+			.fd = image_fd,
+			.info.lo_flags = LO_FLAGS_AUTOCLEAR |
+					 (read_only ? LO_FLAGS_READ_ONLY : 0) |
+					 (partscan ? LO_FLAGS_PARTSCAN : 0),
+		};
+		char node[64];
+		int nr;
+
+		nr = ioctl(control, LOOP_CTL_GET_FREE);
+		if (nr < 0)
+			return negative_errno();
+		snprintf(node, sizeof(node), "/dev/loop%d", nr);
+		fd = open(node, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+		if (fd < 0)
+			return negative_errno();
+		if (ioctl(fd, LOOP_CONFIGURE, &config) < 0) {
+			if (errno == EBUSY)
+				continue;
+			return negative_errno();
+		}
+		*ret_fd = TAKE_FD(fd);
+		*ret_nr = nr;
+		return 0;
+	}
+	return -EBUSY;
+}
+
+/* Find the partition number with the given GPT type on the whole device. */
+static int find_partition_by_type(const char *node, const char *type, uint32_t *ret)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(node);
+	blkid_partlist pl;
+	int r = -ENXIO;
+
+	if (!pr)
+		return -errno ?: -ENOMEM;
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	if (blkid_do_safeprobe(pr) == 0 && (pl = blkid_probe_get_partitions(pr))) {
+		int n = blkid_partlist_numof_partitions(pl);
+
+		for (int i = 0; i < n; i++) {
+			blkid_partition p = blkid_partlist_get_partition(pl, i);
+			const char *t = blkid_partition_get_type_string(p);
+
+			if (t && strcasecmp(t, type) == 0) {
+				*ret = (uint32_t)blkid_partition_get_partno(p);
+				r = 0;
+				break;
+			}
+		}
+	}
+	blkid_free_probe(pr);
+	return r;
+}
+
+/* The kernel adds partition nodes to devtmpfs asynchronously to the ioctl;
+ * wait briefly for it. */
+static int wait_for_node(const char *node)
+{
+	for (int i = 0; i < 200; i++) {
+		struct stat st;
+
+		if (stat(node, &st) == 0 && S_ISBLK(st.st_mode))
+			return 0;
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	return -ENXIO;
+}
+
+int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
+		   MntLog *log)
+{
+	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
+	bool want_part = partition > 0 || partition_type;
+	int flags, nr, r;
+
+	flags = fcntl(image_fd, F_GETFL);
+	if (flags < 0) {
+		mnt_log_fail(log, "loop:image");
+		return negative_errno();
+	}
+	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, want_part, &d.fd, &nr);
+	if (r < 0) {
+		mnt_log_fail(log, "loop:configure");
+		return r;
+	}
+	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
+		return -ENOMEM;
+	if (want_part) {
+		if (partition_type) {
+			r = find_partition_by_type(d.node, partition_type, &partition);
+			if (r < 0) {
+				mnt_log_fail(log, "loop:partition");
+				return r;
+			}
+		}
+		free(d.node);
+		if (asprintf(&d.node, "/dev/loop%dp%u", nr, partition) < 0) {
+			d.node = NULL;
+			return -ENOMEM;
+		}
+		r = wait_for_node(d.node);
+		if (r < 0) {
+			mnt_log_fail(log, "loop:partition");
+			return r;
+		}
+	}
+	*ret = d;
+	d = LOOPDEV_NULL;
+	return 0;
+}
+
+int loopdev_probe_fstype(const char *node, char **ret)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(node);
+	const char *type = NULL;
+	int r = -EMEDIUMTYPE;
+
+	if (!pr)
+		return -errno ?: -ENOMEM;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 &&
+	    type) {
+		*ret = strdup(type);
+		r = *ret ? 0 : -ENOMEM;
+	}
+	blkid_free_probe(pr);
+	return r;
+}

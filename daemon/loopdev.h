@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Image files as block devices: LOOP_CONFIGURE an image fd onto a free loop
+ * device in one step, with autoclear (the device disappears when its last
+ * user, normally the mount, goes away) and read-only when the image fd is.
+ * A partition is picked by number or by GPT type UUID (libblkid), and the
+ * filesystem type of the result can be probed.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mnt.h"
+
+typedef struct LoopDev {
+	int fd;	    /* the whole loop device, keeps it alive until closed */
+	char *node; /* "/dev/loop3" or "/dev/loop3p2": what to mount */
+} LoopDev;
+
+#define LOOPDEV_NULL ((LoopDev){ .fd = -EBADF })
+
+void loopdev_done(LoopDev *d);
+static inline void loopdev_donep(LoopDev *d)
+{
+	loopdev_done(d);
+}
+
+bool loopdev_uuid_valid(const char *s);
+/* partition 0 and type NULL: the whole image. */
+int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
+		   MntLog *log);
+int loopdev_probe_fstype(const char *node, char **ret);

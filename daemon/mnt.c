@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The mount syscalls and the fs_context message log.  glibc's <sys/mount.h>
+ * wrappers are not used: they are missing in older glibc, and mixing
+ * <sys/mount.h> with the kernel's <linux/mount.h> (which we need for
+ * statmount/listmount) clashes there.  Raw syscall() it is.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/mount.h>
+#include <linux/nsfs.h>
+#include <linux/openat2.h>
+
+#include "mnt.h"
+#include "util.h"
+
+#ifndef UMOUNT_NOFOLLOW
+#define UMOUNT_NOFOLLOW 0x00000008
+#endif
+
+#ifndef __NR_fsinfo
+#define __NR_fsinfo 340 /* x86_64 number of the patched kernel */
+#endif
+#ifndef __NR_statmount
+#define __NR_statmount 457
+#endif
+#ifndef __NR_listmount
+#define __NR_listmount 458
+#endif
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+
+/* The fsinfo() parameter block as the fsinfo patch defines it; declared here
+ * so that the daemon builds (and falls back at run time) without the header. */
+struct mnt_fsinfo_params {
+	uint32_t at_flags;
+	uint32_t request;
+	uint32_t Nth;
+	uint32_t Mth;
+	uint32_t reserved[6];
+};
+
+static int sys_result(long r)
+{
+	return r < 0 ? negative_errno() : (int)r;
+}
+
+void mnt_log_done(MntLog *log)
+{
+	for (size_t i = 0; i < log->n_messages; i++)
+		free(log->messages[i].text);
+	free(log->messages);
+	*log = (MntLog){};
+}
+
+void mnt_log_fail(MntLog *log, const char *step)
+{
+	if (log && !log->failed_step[0])
+		snprintf(log->failed_step, sizeof(log->failed_step), "%s", step);
+}
+
+int mnt_log_add(MntLog *log, const char *step, char level, const char *text)
+{
+	MntMessage *m;
+
+	if (!log)
+		return 0;
+	m = reallocarray(log->messages, log->n_messages + 1, sizeof(MntMessage));
+	if (!m)
+		return -ENOMEM;
+	log->messages = m;
+	m = &log->messages[log->n_messages];
+	*m = (MntMessage){ .level = level };
+	snprintf(m->step, sizeof(m->step), "%s", step);
+	m->text = strdup(text);
+	if (!m->text)
+		return -ENOMEM;
+	log->n_messages++;
+	return 0;
+}
+
+int mnt_log_drain(MntLog *log, int fs_fd, const char *step)
+{
+	/* Messages are at most a few hundred bytes; EMSGSIZE would drop one. */
+	char buf[4096];
+
+	if (!log || fs_fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = read(fs_fd, buf, sizeof(buf) - 1);
+		char level = '?';
+		const char *text = buf;
+		int r;
+
+		if (n < 0) {
+			if (errno == ENODATA)
+				return 0;
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (n == 0)
+			return 0;
+		buf[n] = 0;
+		while (n > 0 && buf[n - 1] == '\n')
+			buf[--n] = 0;
+		/* "e text", "w text", "i text" */
+		if (n >= 2 && strchr("ewi", buf[0]) && buf[1] == ' ') {
+			level = buf[0];
+			text = buf + 2;
+		}
+		r = mnt_log_add(log, step, level, text);
+		if (r < 0)
+			return r;
+	}
+}
+
+static const char *const param_type_names[_MNT_PARAM_TYPE_MAX] = {
+	[MNT_PARAM_FLAG] = "flag",	   [MNT_PARAM_STRING] = "string",
+	[MNT_PARAM_BINARY] = "binary",	   [MNT_PARAM_PATH] = "path",
+	[MNT_PARAM_PATH_EMPTY] = "path_empty", [MNT_PARAM_FD] = "fd",
+};
+
+const char *mnt_param_type_to_string(MntParamType t)
+{
+	return t >= 0 && t < _MNT_PARAM_TYPE_MAX ? param_type_names[t] : NULL;
+}
+
+void mnt_param_done(MntParam *p)
+{
+	free(p->key);
+	free(p->value);
+	free(p->blob);
+	safe_close(p->fd);
+	*p = (MntParam){ .fd = -EBADF };
+}
+
+int mnt_fsopen(const char *fstype, MntLog *log)
+{
+	int fd = sys_result(syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC));
+	if (fd < 0)
+		mnt_log_fail(log, "fsopen");
+	return fd;
+}
+
+int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log)
+{
+	char step[MNT_STEP_MAX];
+	const void *value = NULL;
+	int aux = 0, cmd, r;
+
+	switch (p->type) {
+	case MNT_PARAM_FLAG:
+		cmd = FSCONFIG_SET_FLAG;
+		break;
+	case MNT_PARAM_STRING:
+		cmd = FSCONFIG_SET_STRING;
+		value = p->value;
+		break;
+	case MNT_PARAM_BINARY:
+		cmd = FSCONFIG_SET_BINARY;
+		value = p->blob;
+		aux = (int)p->blob_size;
+		break;
+	case MNT_PARAM_PATH:
+		cmd = FSCONFIG_SET_PATH;
+		value = p->value;
+		aux = p->fd >= 0 ? p->fd : AT_FDCWD;
+		break;
+	case MNT_PARAM_PATH_EMPTY:
+		cmd = FSCONFIG_SET_PATH_EMPTY;
+		value = p->value ?: "";
+		aux = p->fd;
+		break;
+	case MNT_PARAM_FD:
+		cmd = FSCONFIG_SET_FD;
+		aux = p->fd;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	snprintf(step, sizeof(step), "fsconfig:%s", p->key);
+	r = sys_result(syscall(SYS_fsconfig, fs_fd, cmd, p->key, value, aux));
+	(void)mnt_log_drain(log, fs_fd, step);
+	if (r < 0)
+		mnt_log_fail(log, step);
+	return r < 0 ? r : 0;
+}
+
+int mnt_fsconfig_cmd(int fs_fd, unsigned cmd, MntLog *log)
+{
+	const char *step = cmd == FSCONFIG_CMD_CREATE	     ? "fsconfig:CMD_CREATE"
+			   : cmd == FSCONFIG_CMD_CREATE_EXCL ? "fsconfig:CMD_CREATE_EXCL"
+			   : cmd == FSCONFIG_CMD_RECONFIGURE ? "fsconfig:CMD_RECONFIGURE"
+							     : "fsconfig";
+	int r = sys_result(syscall(SYS_fsconfig, fs_fd, cmd, NULL, NULL, 0));
+
+	(void)mnt_log_drain(log, fs_fd, step);
+	if (r < 0)
+		mnt_log_fail(log, step);
+	return r < 0 ? r : 0;
+}
+
+int mnt_fsmount(int fs_fd, unsigned attr_flags, MntLog *log)
+{
+	int fd = sys_result(syscall(SYS_fsmount, fs_fd, FSMOUNT_CLOEXEC, attr_flags));
+
+	(void)mnt_log_drain(log, fs_fd, "fsmount");
+	if (fd < 0)
+		mnt_log_fail(log, "fsmount");
+	return fd;
+}
+
+int mnt_fspick(int dfd, const char *path, unsigned flags, MntLog *log)
+{
+	int fd = sys_result(syscall(SYS_fspick, dfd, path, flags | FSPICK_CLOEXEC));
+	if (fd < 0)
+		mnt_log_fail(log, "fspick");
+	return fd;
+}
+
+int mnt_open_tree(int dfd, const char *path, unsigned flags, MntLog *log)
+{
+	int fd = sys_result(syscall(SYS_open_tree, dfd, path, flags | OPEN_TREE_CLOEXEC));
+	if (fd < 0)
+		mnt_log_fail(log, "open_tree");
+	return fd;
+}
+
+int mnt_move_mount(int from_dfd, const char *from_path, int to_dfd, const char *to_path,
+		   unsigned flags, MntLog *log)
+{
+	int r = sys_result(syscall(SYS_move_mount, from_dfd, from_path, to_dfd, to_path, flags));
+	if (r < 0)
+		mnt_log_fail(log, "move_mount");
+	return r < 0 ? r : 0;
+}
+
+int mnt_setattr(int dfd, const char *path, unsigned flags, const struct mount_attr *attr,
+		MntLog *log)
+{
+	int r = sys_result(
+		syscall(SYS_mount_setattr, dfd, path, flags, attr, sizeof(struct mount_attr)));
+	if (r < 0)
+		mnt_log_fail(log, "mount_setattr");
+	return r < 0 ? r : 0;
+}
+
+int mnt_fsinfo(int dfd, const char *path, unsigned at_flags, uint32_t request, uint32_t nth,
+	       uint32_t mth, void *buf, size_t bufsize)
+{
+	struct mnt_fsinfo_params params = {
+		.at_flags = at_flags,
+		.request = request,
+		.Nth = nth,
+		.Mth = mth,
+	};
+	return sys_result(syscall(__NR_fsinfo, dfd, path, &params, buf, bufsize));
+}
+
+int mnt_unique_id(int fd, uint64_t *ret)
+{
+	struct statx stx = {};
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE, &stx) < 0)
+		return negative_errno();
+	if (!(stx.stx_mask & STATX_MNT_ID_UNIQUE))
+		return -EOPNOTSUPP;
+	*ret = stx.stx_mnt_id;
+	return 0;
+}
+
+int mnt_ns_id(int ns_fd, uint64_t *ret)
+{
+	uint64_t id = 0;
+
+	if (ioctl(ns_fd, NS_GET_MNTNS_ID, &id) < 0)
+		return negative_errno();
+	*ret = id;
+	return 0;
+}
+
+int mnt_listmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t **ret, size_t *ret_n)
+{
+	_cleanup_free_ uint64_t *ids = NULL;
+	size_t n = 0, allocated = 0;
+	uint64_t last = 0;
+
+	for (;;) {
+		struct mnt_id_req req = {
+			.size = sizeof(req),
+			.mnt_id = mnt_id,
+			.param = last,
+			.mnt_ns_id = mnt_ns_id,
+		};
+		long k;
+
+		if (allocated - n < 256) {
+			uint64_t *t = reallocarray(ids, allocated + 512, sizeof(uint64_t));
+			if (!t)
+				return -ENOMEM;
+			ids = t;
+			allocated += 512;
+		}
+		size_t want = allocated - n;
+		k = syscall(__NR_listmount, &req, ids + n, want, 0);
+		if (k < 0)
+			return negative_errno();
+		n += k;
+		if ((size_t)k < want)
+			break;
+		last = ids[n - 1];
+	}
+	*ret = TAKE_PTR(ids);
+	*ret_n = n;
+	return 0;
+}
+
+int mnt_statmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount **ret)
+{
+	size_t size = 4096;
+
+	for (;;) {
+		_cleanup_free_ struct statmount *sm = calloc(1, size);
+		struct mnt_id_req req = {
+			.size = sizeof(req),
+			.mnt_id = mnt_id,
+			.param = mask,
+			.mnt_ns_id = mnt_ns_id,
+		};
+
+		if (!sm)
+			return -ENOMEM;
+		if (syscall(__NR_statmount, &req, sm, size, 0) >= 0) {
+			*ret = TAKE_PTR(sm);
+			return 0;
+		}
+		if (errno != EOVERFLOW || size >= 1024 * 1024)
+			return negative_errno();
+		size *= 4;
+	}
+}
+
+const char *mnt_propagation_to_string(uint64_t prop)
+{
+	/* MS_SHARED etc., as statmount reports them. */
+	if (prop & (1 << 20))
+		return "shared";
+	if (prop & (1 << 19))
+		return "slave";
+	if (prop & (1 << 17))
+		return "unbindable";
+	return "private";
+}
+
+static int openat2_in_root(int root_fd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = flags | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	return sys_result(syscall(SYS_openat2, root_fd, path, &how, sizeof(how)));
+}
+
+/* Split path into its parent and last component; -EINVAL when there is no
+ * nameable last component ("/", ".", ".."). */
+static int split_last(const char *path, char **ret_parent, char **ret_name)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	char *slash, *name;
+	size_t n;
+
+	if (!copy)
+		return -ENOMEM;
+	n = strlen(copy);
+	while (n > 1 && copy[n - 1] == '/')
+		copy[--n] = 0;
+	slash = strrchr(copy, '/');
+	name = slash ? slash + 1 : copy;
+	if (!*name || streq(name, ".") || streq(name, ".."))
+		return -EINVAL;
+	*ret_name = strdup(name);
+	if (slash == copy)
+		*ret_parent = strdup("/");
+	else if (slash) {
+		*slash = 0;
+		*ret_parent = strdup(copy);
+	} else
+		*ret_parent = strdup(".");
+	if (!*ret_name || !*ret_parent) {
+		free(*ret_name);
+		free(*ret_parent);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const char *what,
+			MntLog *log)
+{
+	_cleanup_free_ char *parent = NULL, *name = NULL, *step = NULL;
+	_cleanup_close_ int dir_fd = -EBADF;
+	int fd, r;
+
+	if (asprintf(&step, "resolve:%s", what) < 0)
+		return -ENOMEM;
+	fd = openat2_in_root(root_fd, path, O_PATH);
+	if (fd >= 0 || fd != -ENOENT || create == MNT_CREATE_NONE) {
+		if (fd < 0)
+			mnt_log_fail(log, step);
+		return fd;
+	}
+
+	r = split_last(path, &parent, &name);
+	if (r < 0) {
+		mnt_log_fail(log, step);
+		return r;
+	}
+	dir_fd = openat2_in_root(root_fd, parent, O_PATH | O_DIRECTORY);
+	if (dir_fd < 0) {
+		mnt_log_fail(log, step);
+		return dir_fd;
+	}
+	/* name is a single component: mkdirat/openat cannot be redirected. */
+	if (create == MNT_CREATE_DIRECTORY)
+		r = mkdirat(dir_fd, name, 0755) < 0 ? negative_errno() : 0;
+	else {
+		_cleanup_close_ int f = openat(dir_fd, name,
+					       O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+					       0644);
+		r = f < 0 ? negative_errno() : 0;
+	}
+	if (r < 0 && r != -EEXIST) {
+		free(step);
+		if (asprintf(&step, "create:%s", what) < 0)
+			return -ENOMEM;
+		mnt_log_fail(log, step);
+		return r;
+	}
+	fd = openat2_in_root(root_fd, path, O_PATH);
+	if (fd < 0)
+		mnt_log_fail(log, step);
+	return fd;
+}
+
+int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log)
+{
+	_cleanup_free_ char *parent = NULL, *name = NULL;
+	_cleanup_close_ int dir_fd = -EBADF;
+	int r;
+
+	/* An fd on the mount itself would make it busy, so resolve only the
+	 * parent directory safely and unmount its single last component from
+	 * there (the worker is disposable, so changing its cwd is fine).
+	 * UMOUNT_NOFOLLOW: a symlink as last component is not followed. */
+	r = split_last(path, &parent, &name);
+	if (r < 0 || streq(name, ".") || streq(name, "..")) {
+		mnt_log_fail(log, "resolve:path");
+		return r < 0 ? r : -EINVAL;
+	}
+	dir_fd = openat2_in_root(root_fd, parent, O_PATH | O_DIRECTORY);
+	if (dir_fd < 0) {
+		mnt_log_fail(log, "resolve:path");
+		return dir_fd;
+	}
+	if (fchdir(dir_fd) < 0) {
+		mnt_log_fail(log, "resolve:path");
+		return negative_errno();
+	}
+	r = sys_result(syscall(SYS_umount2, name, flags | UMOUNT_NOFOLLOW));
+	if (r < 0)
+		mnt_log_fail(log, "umount");
+	return r < 0 ? r : 0;
+}

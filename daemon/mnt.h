@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The mount layer: thin wrappers around the new mount API system calls
+ * (fsopen, fsconfig, fsmount, open_tree, move_mount, mount_setattr, fspick,
+ * fsinfo, listmount, statmount).  Nothing above this file calls them.
+ *
+ * Every wrapper that touches a filesystem context drains the context's
+ * message log right after the call, successful or not: the kernel keeps only
+ * 8 messages and overwrites the oldest, so reading after each step is the
+ * only way to keep them all.  The messages land in an MntLog tagged with the
+ * step that produced them ("fsconfig:size", "fsconfig:CMD_CREATE",
+ * "fsmount"); a failing wrapper also records its step in MntLog.failed_step,
+ * which the front ends turn into MountFailed{step, errno, messages}.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/mount.h>
+
+#define MNT_STEP_MAX 64
+
+typedef struct MntMessage {
+	char step[MNT_STEP_MAX];
+	char level; /* 'e', 'w' or 'i' as the kernel prefixes them */
+	char *text;
+} MntMessage;
+
+typedef struct MntLog {
+	MntMessage *messages;
+	size_t n_messages;
+	char failed_step[MNT_STEP_MAX]; /* "" unless a step failed */
+} MntLog;
+
+void mnt_log_done(MntLog *log);
+/* Record that step failed (first failure wins: it is the cause). */
+void mnt_log_fail(MntLog *log, const char *step);
+int mnt_log_add(MntLog *log, const char *step, char level, const char *text);
+/* Read every pending message from a filesystem context fd into log. */
+int mnt_log_drain(MntLog *log, int fs_fd, const char *step);
+
+/* fsconfig() argument shapes, one per FSCONFIG_SET_* command. */
+typedef enum MntParamType {
+	MNT_PARAM_FLAG,
+	MNT_PARAM_STRING,
+	MNT_PARAM_BINARY,
+	MNT_PARAM_PATH,
+	MNT_PARAM_PATH_EMPTY,
+	MNT_PARAM_FD,
+	_MNT_PARAM_TYPE_MAX,
+} MntParamType;
+
+const char *mnt_param_type_to_string(MntParamType t);
+
+typedef struct MntParam {
+	MntParamType type;
+	char *key;
+	char *value;	    /* STRING, PATH, PATH_EMPTY (may be ""); NULL otherwise */
+	void *blob;	    /* BINARY */
+	size_t blob_size;   /* BINARY */
+	int fd;		    /* FD, PATH_EMPTY: the object; PATH: dirfd or -EBADF */
+} MntParam;
+
+void mnt_param_done(MntParam *p);
+
+/* The kernel copies keys and string values with strndup_user(..., 256), so
+ * 255 bytes plus the NUL is the most it accepts; blobs up to 1 MiB. */
+#define MNT_KEY_MAX	    255U
+#define MNT_STRING_MAX	    255U
+#define MNT_BINARY_MAX	    (1024U * 1024U)
+#define MNT_PATH_MAX	    4095U
+
+int mnt_fsopen(const char *fstype, MntLog *log);
+int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log);
+/* cmd: FSCONFIG_CMD_CREATE, _CREATE_EXCL or _RECONFIGURE. */
+int mnt_fsconfig_cmd(int fs_fd, unsigned cmd, MntLog *log);
+int mnt_fsmount(int fs_fd, unsigned attr_flags, MntLog *log);
+int mnt_fspick(int dfd, const char *path, unsigned flags, MntLog *log);
+
+int mnt_open_tree(int dfd, const char *path, unsigned flags, MntLog *log);
+int mnt_move_mount(int from_dfd, const char *from_path, int to_dfd, const char *to_path,
+		   unsigned flags, MntLog *log);
+int mnt_setattr(int dfd, const char *path, unsigned flags, const struct mount_attr *attr,
+		MntLog *log);
+
+/* fsinfo() from the patched kernel; -ENOSYS on kernels without it.
+ * Returns the full size of the attribute value (may exceed bufsize). */
+int mnt_fsinfo(int dfd, const char *path, unsigned at_flags, uint32_t request, uint32_t nth,
+	       uint32_t mth, void *buf, size_t bufsize);
+
+/* Unique 64-bit id (STATX_MNT_ID_UNIQUE) of the mount fd refers to. */
+int mnt_unique_id(int fd, uint64_t *ret);
+/* Id of the mount namespace an nsfs fd refers to (NS_GET_MNTNS_ID). */
+int mnt_ns_id(int ns_fd, uint64_t *ret);
+
+/* listmount() of all mounts below mnt_id (LSMT_ROOT for all) in the
+ * namespace mnt_ns_id (0: ours).  *ret is malloc'd. */
+int mnt_listmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t **ret, size_t *ret_n);
+/* statmount(); *ret is malloc'd and large enough for the strings. */
+struct statmount;
+int mnt_statmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount **ret);
+
+/* Names for MOUNT_ATTR_* and MS_* propagation values, for replies. */
+const char *mnt_propagation_to_string(uint64_t prop);
+
+typedef enum MntCreate {
+	MNT_CREATE_NONE,
+	MNT_CREATE_DIRECTORY,
+	MNT_CREATE_FILE,
+	_MNT_CREATE_MAX,
+} MntCreate;
+
+/* Open path (O_PATH) inside the tree rooted at root_fd, the way a process
+ * chrooted there would see it: RESOLVE_IN_ROOT keeps "..", absolute paths
+ * and symlinks from leaving it, RESOLVE_NO_MAGICLINKS refuses /proc jumps.
+ * With create, a missing last component is made (mode 0755 dir / 0644 file)
+ * first.  Failures record step "resolve:<what>" in log. */
+int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const char *what,
+			MntLog *log);
+
+/* umount2() of path resolved inside root_fd as above (flags: MNT_DETACH,
+ * MNT_FORCE).  Changes the cwd: for workers only. */
+int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log);

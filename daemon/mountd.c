@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mountd: serves io.mountd.Mount on /run/mountd/io.mountd.Mount (or on the
+ * sockets systemd passes).  SIGTERM/SIGINT: stop accepting, answer what was
+ * already read, end the Watch streams, exit.  When socket-activated it also
+ * exits after MOUNTD_IDLE_SEC (default 30) quiet seconds, since systemd will
+ * start it again on the next connection.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "util.h"
+#include "varlink-mount.h"
+#include "varlink.h"
+
+#define SOCKET_PATH "/run/mountd/io.mountd.Mount"
+
+typedef struct Daemon {
+	sd_event *event;
+	VarlinkServer *server;
+	bool socket_activated;
+	bool stopping;
+	uint64_t idle_usec;
+	sd_event_source *idle_timer;
+} Daemon;
+
+static void maybe_exit(Daemon *d)
+{
+	if (d->stopping && varlink_server_n_connections(d->server) == 0)
+		(void)sd_event_exit(d->event, 0);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	Daemon *d = userdata;
+
+	(void)s;
+	(void)si;
+	if (d->stopping)
+		return 0;
+	d->stopping = true;
+	(void)sd_notify(0, "STOPPING=1\nSTATUS=Finishing requests already read");
+	varlink_server_stop_accepting(d->server);
+	/* Streams never end on their own. */
+	varlink_mount_end_streams();
+	maybe_exit(d);
+	return 0;
+}
+
+static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Daemon *d = userdata;
+	uint64_t since = varlink_server_idle_since(d->server);
+
+	(void)s;
+	if (since > 0 && usec >= since + d->idle_usec) {
+		/* Idle for the whole period: leave; systemd keeps the socket. */
+		d->stopping = true;
+		(void)sd_notify(0, "STOPPING=1\nSTATUS=Idle, exiting");
+		varlink_server_stop_accepting(d->server);
+		maybe_exit(d);
+		return 0;
+	}
+	return sd_event_source_set_time(s, (since > 0 ? since : usec) + d->idle_usec);
+}
+
+static void on_server_idle(VarlinkServer *s, void *userdata)
+{
+	(void)s;
+	maybe_exit(userdata);
+}
+
+static int setup_idle_exit(Daemon *d)
+{
+	const char *e = getenv("MOUNTD_IDLE_SEC");
+	unsigned long sec = 30;
+
+	if (e) {
+		char *end;
+		errno = 0;
+		sec = strtoul(e, &end, 10);
+		if (errno || *end || end == e)
+			return -EINVAL;
+	}
+	if (sec == 0)
+		return 0; /* disabled */
+	d->idle_usec = (uint64_t)sec * 1000 * 1000;
+	return sd_event_add_time_relative(d->event, &d->idle_timer, CLOCK_MONOTONIC, d->idle_usec,
+					  0, on_idle_timer, d);
+}
+
+int main(int argc, char **argv)
+{
+	Daemon d = {};
+	int r;
+
+	(void)argc;
+	(void)argv;
+	umask(0022);
+
+	r = sd_event_default(&d.event);
+	if (r < 0) {
+		fprintf(stderr, "mountd: sd-event: %s\n", strerror(-r));
+		return 1;
+	}
+	(void)sd_event_set_watchdog(d.event, true); /* WATCHDOG=1 if WatchdogSec= */
+
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	r = sd_event_add_signal(d.event, NULL, SIGTERM, on_signal, &d);
+	if (r >= 0)
+		r = sd_event_add_signal(d.event, NULL, SIGINT, on_signal, &d);
+	/* A client hanging up must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	if (r < 0) {
+		fprintf(stderr, "mountd: signals: %s\n", strerror(-r));
+		return 1;
+	}
+
+	r = varlink_server_new(&d.server, d.event, "mountd", "mountd", "0.1",
+			       "https://example.invalid/mountd");
+	if (r >= 0)
+		r = varlink_mount_register(d.server);
+	if (r >= 0)
+		r = varlink_server_set_idle_callback(d.server, on_server_idle, &d);
+	if (r < 0) {
+		fprintf(stderr, "mountd: varlink: %s\n", strerror(-r));
+		return 1;
+	}
+
+	(void)mkdir("/run/mountd", 0755);
+	d.socket_activated = sd_listen_fds(0) > 0;
+	r = varlink_server_listen_auto(d.server, SOCKET_PATH);
+	if (r < 0) {
+		fprintf(stderr, "mountd: listen on %s: %s\n", SOCKET_PATH, strerror(-r));
+		return 1;
+	}
+	if (d.socket_activated) {
+		r = setup_idle_exit(&d);
+		if (r < 0) {
+			fprintf(stderr, "mountd: idle exit: %s\n", strerror(-r));
+			return 1;
+		}
+	}
+
+	(void)sd_notify(0, "READY=1\nSTATUS=Serving io.mountd.Mount");
+	r = sd_event_loop(d.event);
+
+	d.idle_timer = sd_event_source_unref(d.idle_timer);
+	varlink_server_free(d.server);
+	sd_event_unref(d.event);
+	return r < 0 ? 1 : 0;
+}

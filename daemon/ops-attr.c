@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Changing existing mounts: per-mount attributes with mount_setattr(), and
+ * the superblock with fspick() + fsconfig() + FSCONFIG_CMD_RECONFIGURE.
+ * mount_setattr() only acts on mounts of the caller's namespace, so it runs
+ * in a worker inside the target namespace; fspick() runs there too and hands
+ * the context fd back, so that the parameters and the kernel's messages are
+ * handled here like for a new filesystem.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+
+#include "ops-internal.h"
+#include "util.h"
+
+void ops_setattr_request_done(OpsSetattrRequest *r)
+{
+	free(r->path);
+	*r = (OpsSetattrRequest){ .userns_fd = -EBADF };
+}
+
+int ops_setattr_validate(const OpsSetattrRequest *r, const char **ret_field)
+{
+	int k = ops_path_validate(r->path, false);
+
+	if (k < 0) {
+		*ret_field = "path";
+		return k;
+	}
+	k = ops_namespace_validate(&r->ns, "namespace", ret_field);
+	if (k < 0)
+		return k;
+	k = ops_attributes_validate(&r->attr, true, ret_field);
+	if (k < 0)
+		return k;
+	if (!r->attr.set && !r->attr.clear && !r->attr.propagation && r->userns_fd < 0) {
+		/* Nothing to do is almost certainly a client bug. */
+		*ret_field = "attributes";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int setattr_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	const OpsSetattrRequest *r = userdata;
+	_cleanup_close_ int fd = -EBADF;
+	struct mount_attr a;
+
+	(void)reply;
+	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
+	if (fd < 0)
+		return fd;
+	ops_attributes_to_mount_attr(&r->attr, &a);
+	if (r->userns_fd >= 0) {
+		a.attr_set |= MOUNT_ATTR_IDMAP;
+		a.userns_fd = (uint64_t)r->userns_fd;
+	}
+	return mnt_setattr(fd, "", AT_EMPTY_PATH | (r->recursive ? AT_RECURSIVE : 0), &a, log);
+}
+
+int ops_setattr(const OpsSetattrRequest *r, MntLog *log)
+{
+	_cleanup_close_ int ns_fd = -EBADF;
+	const char *field;
+	WorkerReply reply;
+	int k;
+
+	k = ops_setattr_validate(r, &field);
+	if (k < 0)
+		return k;
+	ns_fd = ops_namespace_open(&r->ns, log);
+	if (ns_fd < 0)
+		return ns_fd;
+	k = worker_run(ns_fd, setattr_in_child, (void *)r, &reply);
+	return ops_worker_result(k, &reply, log);
+}
+
+void ops_reconfigure_request_done(OpsReconfigureRequest *r)
+{
+	free(r->path);
+	for (size_t i = 0; i < r->n_params; i++)
+		mnt_param_done(&r->params[i]);
+	free(r->params);
+	*r = (OpsReconfigureRequest){};
+}
+
+int ops_reconfigure_validate(const OpsReconfigureRequest *r, const char **ret_field)
+{
+	int k = ops_path_validate(r->path, false);
+
+	if (k < 0) {
+		*ret_field = "path";
+		return k;
+	}
+	k = ops_namespace_validate(&r->ns, "namespace", ret_field);
+	if (k < 0)
+		return k;
+	if (r->n_params == 0) {
+		*ret_field = "parameters";
+		return -EINVAL;
+	}
+	return ops_params_validate(r->params, r->n_params, ret_field);
+}
+
+static int fspick_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	const OpsReconfigureRequest *r = userdata;
+	_cleanup_close_ int fd = -EBADF;
+	int fs_fd;
+
+	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
+	if (fd < 0)
+		return fd;
+	fs_fd = mnt_fspick(fd, "", FSPICK_EMPTY_PATH | FSPICK_NO_AUTOMOUNT, log);
+	if (fs_fd < 0)
+		return fs_fd;
+	reply->fds[reply->n_fds++] = fs_fd;
+	return 0;
+}
+
+int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
+{
+	_cleanup_close_ int ns_fd = -EBADF, fs_fd = -EBADF;
+	const char *field;
+	WorkerReply reply;
+	int k;
+
+	k = ops_reconfigure_validate(r, &field);
+	if (k < 0)
+		return k;
+	ns_fd = ops_namespace_open(&r->ns, log);
+	if (ns_fd < 0)
+		return ns_fd;
+	k = worker_run(ns_fd, fspick_in_child, (void *)r, &reply);
+	k = ops_worker_result(k, &reply, log);
+	if (k < 0)
+		return k;
+	if (reply.n_fds != 1) {
+		worker_reply_done(&reply);
+		return -EPROTO;
+	}
+	fs_fd = reply.fds[0];
+	(void)mnt_log_drain(log, fs_fd, "fspick");
+
+	/* Nothing reaches the superblock before CMD_RECONFIGURE: a failing
+	 * parameter leaves it as it was. */
+	for (size_t i = 0; i < r->n_params; i++) {
+		k = mnt_fsconfig_param(fs_fd, &r->params[i], log);
+		if (k < 0)
+			return k;
+	}
+	return mnt_fsconfig_cmd(fs_fd, FSCONFIG_CMD_RECONFIGURE, log);
+}

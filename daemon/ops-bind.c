@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Bind: clone a tree with open_tree(OPEN_TREE_CLONE) in the namespace the
+ * source lives in (the kernel only clones mounts of the caller's own
+ * namespace), apply attributes/idmapping to the detached copy, then place it
+ * or return it.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "ops-internal.h"
+#include "util.h"
+
+void ops_bind_request_done(OpsBindRequest *r)
+{
+	free(r->source_path);
+	ops_placement_done(&r->place);
+	*r = (OpsBindRequest){ .source_fd = -EBADF, .userns_fd = -EBADF };
+}
+
+int ops_bind_validate(const OpsBindRequest *r, const char **ret_field)
+{
+	int k;
+
+	if (!!r->source_path == (r->source_fd >= 0)) {
+		*ret_field = r->source_path ? "sourceFd" : "sourcePath";
+		return -EINVAL;
+	}
+	if (r->source_path) {
+		k = ops_path_validate(r->source_path, false);
+		if (k < 0) {
+			*ret_field = "sourcePath";
+			return k;
+		}
+	}
+	k = ops_namespace_validate(&r->source_ns, "sourceNamespace", ret_field);
+	if (k < 0)
+		return k;
+	k = ops_attributes_validate(&r->attr, false, ret_field);
+	if (k < 0)
+		return k;
+	return ops_placement_validate(&r->place, ret_field);
+}
+
+struct clone_args {
+	const OpsBindRequest *req;
+};
+
+static int clone_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	const OpsBindRequest *r = ((struct clone_args *)userdata)->req;
+	_cleanup_close_ int src = -EBADF;
+	unsigned flags = OPEN_TREE_CLONE | AT_EMPTY_PATH | (r->recursive ? AT_RECURSIVE : 0);
+	int fd;
+
+	if (r->source_path) {
+		src = mnt_resolve_in_root(root_fd, r->source_path, MNT_CREATE_NONE, "source", log);
+		if (src < 0)
+			return src;
+	}
+	fd = mnt_open_tree(src >= 0 ? src : r->source_fd, "", flags, log);
+	if (fd < 0)
+		return fd;
+	reply->fds[reply->n_fds++] = fd;
+	return 0;
+}
+
+int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
+{
+	struct clone_args args = { .req = r };
+	_cleanup_close_ int ns_fd = -EBADF, mnt_fd = -EBADF;
+	struct mount_attr a;
+	const char *field;
+	WorkerReply reply;
+	int k;
+
+	*ret = (OpsMountResult){ .mount_fd = -EBADF };
+	k = ops_bind_validate(r, &field);
+	if (k < 0)
+		return k;
+
+	ns_fd = ops_namespace_open(&r->source_ns, log);
+	if (ns_fd < 0)
+		return ns_fd;
+	k = worker_run(ns_fd, clone_in_child, &args, &reply);
+	k = ops_worker_result(k, &reply, log);
+	if (k < 0)
+		return k;
+	if (reply.n_fds != 1) {
+		worker_reply_done(&reply);
+		return -EPROTO;
+	}
+	mnt_fd = reply.fds[0];
+
+	/* A detached tree may be changed from any namespace. */
+	ops_attributes_to_mount_attr(&r->attr, &a);
+	if (r->userns_fd >= 0) {
+		a.attr_set |= MOUNT_ATTR_IDMAP;
+		a.userns_fd = (uint64_t)r->userns_fd;
+	}
+	if (a.attr_set || a.attr_clr || a.propagation) {
+		k = mnt_setattr(mnt_fd, "", AT_EMPTY_PATH | (r->recursive ? AT_RECURSIVE : 0), &a,
+				log);
+		if (k < 0)
+			return k;
+	}
+	return ops_finish_mount(TAKE_FD(mnt_fd), &r->place, ret, log);
+}

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What all operations share: naming a target mount namespace, checking
+ * fsconfig() parameter lists and paths before any system call, and turning
+ * OpsAttributes into struct mount_attr.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/nsfs.h>
+
+#include "ops-internal.h"
+#include "util.h"
+
+#ifndef PIDFD_NONBLOCK
+#define PIDFD_NONBLOCK O_NONBLOCK
+#endif
+
+/* Field names built at run time ("parameters[3].key") live here until the
+ * next validation; the daemon is single-threaded. */
+static char field_buf[96];
+
+const char *ops_field(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(field_buf, sizeof(field_buf), fmt, ap);
+	va_end(ap);
+	return field_buf;
+}
+
+bool ops_namespace_is_set(const OpsNamespace *ns)
+{
+	return ns->pid > 0 || ns->pidfd >= 0 || ns->mntns_fd >= 0;
+}
+
+int ops_namespace_validate(const OpsNamespace *ns, const char *prefix, const char **ret_field)
+{
+	int n = (ns->pid > 0) + (ns->pidfd >= 0) + (ns->mntns_fd >= 0);
+
+	if (ns->pid < 0) {
+		*ret_field = ops_field("%s.pid", prefix);
+		return -EINVAL;
+	}
+	if (n > 1) {
+		/* Two names for one namespace could disagree; refuse. */
+		*ret_field = ops_field("%s", prefix);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ops_namespace_open(const OpsNamespace *ns, MntLog *log)
+{
+	int fd, type;
+
+	if (ns->mntns_fd >= 0) {
+		type = ioctl(ns->mntns_fd, NS_GET_NSTYPE);
+		if (type < 0 || type != CLONE_NEWNS) {
+			mnt_log_fail(log, "namespace");
+			return type < 0 ? negative_errno() : -EINVAL;
+		}
+		fd = fcntl(ns->mntns_fd, F_DUPFD_CLOEXEC, 3);
+	} else if (ns->pidfd >= 0)
+		fd = fcntl(ns->pidfd, F_DUPFD_CLOEXEC, 3);
+	else if (ns->pid > 0) {
+		char p[64];
+
+		/* /proc/<pid>/ns/mnt rather than pidfd_open(): setns() on a
+		 * pidfd of a process in other namespaces too would need
+		 * privilege over all of them with CLONE_NEWNS alone. */
+		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)ns->pid);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+	} else
+		fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		mnt_log_fail(log, "namespace");
+		return negative_errno();
+	}
+	return fd;
+}
+
+int ops_namespace_id(const OpsNamespace *ns, uint64_t *ret, MntLog *log)
+{
+	_cleanup_close_ int fd = -EBADF;
+	int r;
+
+	if (ns->pidfd >= 0) {
+		/* A pidfd is not an nsfs fd: go through the process. */
+		pid_t pid;
+
+		r = ops_pidfd_get_pid(ns->pidfd, &pid);
+		if (r < 0) {
+			mnt_log_fail(log, "namespace");
+			return r;
+		}
+		OpsNamespace byp = OPS_NAMESPACE_NULL;
+		byp.pid = pid;
+		fd = ops_namespace_open(&byp, log);
+		/* The process may have been replaced between the two steps. */
+		if (fd >= 0 && ops_pidfd_get_pid(ns->pidfd, &pid) < 0) {
+			mnt_log_fail(log, "namespace");
+			return -ESRCH;
+		}
+	} else
+		fd = ops_namespace_open(ns, log);
+	if (fd < 0)
+		return fd;
+	r = mnt_ns_id(fd, ret);
+	if (r < 0)
+		mnt_log_fail(log, "namespace");
+	return r;
+}
+
+int ops_pidfd_get_pid(int pidfd, pid_t *ret)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char p[64], line[256];
+
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(p, "re");
+	if (!f)
+		return negative_errno();
+	while (fgets(line, sizeof(line), f)) {
+		int pid;
+
+		if (sscanf(line, "Pid: %d", &pid) == 1) {
+			if (pid <= 0)
+				return -ESRCH; /* exited (-1) or in another pid ns (0) */
+			*ret = pid;
+			return 0;
+		}
+	}
+	return -EBADF; /* not a pidfd */
+}
+
+int ops_key_validate(const char *key)
+{
+	size_t n;
+
+	if (!key)
+		return -EINVAL;
+	n = strlen(key);
+	if (n == 0)
+		return -EINVAL;
+	if (n > MNT_KEY_MAX)
+		return -ERANGE;
+	/* Legacy filesystems receive the parameters joined as "k=v,k=v";
+	 * a key with either character would smuggle in another option. */
+	if (strpbrk(key, ",="))
+		return -EINVAL;
+	return 0;
+}
+
+int ops_path_validate(const char *path, bool allow_empty)
+{
+	if (!path)
+		return allow_empty ? 0 : -EINVAL;
+	if (!*path && !allow_empty)
+		return -EINVAL;
+	if (strlen(path) > MNT_PATH_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+int ops_params_validate(const MntParam *params, size_t n, const char **ret_field)
+{
+	size_t total = 0;
+
+	if (n > OPS_PARAMS_MAX) {
+		*ret_field = "parameters";
+		return -E2BIG;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const MntParam *p = &params[i];
+		bool has_value = p->value, has_fd = p->fd >= 0, has_blob = p->blob;
+		int r;
+
+		r = ops_key_validate(p->key);
+		if (r < 0) {
+			*ret_field = ops_field("parameters[%zu].key", i);
+			return r;
+		}
+		total += strlen(p->key);
+
+		/* The shape fsconfig() demands for each command, so the kernel
+		 * never sees a malformed call: value/fd present exactly where
+		 * it reads them. */
+		switch (p->type) {
+		case MNT_PARAM_FLAG:
+			if (has_value || has_fd || has_blob) {
+				*ret_field = ops_field("parameters[%zu].%s", i,
+						       has_fd ? "fd" : "value");
+				return -EINVAL;
+			}
+			break;
+		case MNT_PARAM_STRING:
+			if (!has_value || has_fd || has_blob) {
+				*ret_field = ops_field("parameters[%zu].%s", i,
+						       has_fd ? "fd" : "value");
+				return -EINVAL;
+			}
+			if (strlen(p->value) > MNT_STRING_MAX) {
+				*ret_field = ops_field("parameters[%zu].value", i);
+				return -ERANGE;
+			}
+			total += strlen(p->value);
+			break;
+		case MNT_PARAM_BINARY:
+			if (!has_blob || has_value || has_fd) {
+				*ret_field = ops_field("parameters[%zu].%s", i,
+						       has_fd ? "fd" : "value");
+				return -EINVAL;
+			}
+			if (p->blob_size == 0 || p->blob_size > MNT_BINARY_MAX) {
+				*ret_field = ops_field("parameters[%zu].value", i);
+				return -ERANGE;
+			}
+			total += p->blob_size;
+			break;
+		case MNT_PARAM_PATH:
+			if (!has_value || has_blob) {
+				*ret_field = ops_field("parameters[%zu].value", i);
+				return -EINVAL;
+			}
+			r = ops_path_validate(p->value, false);
+			if (r < 0) {
+				*ret_field = ops_field("parameters[%zu].value", i);
+				return r;
+			}
+			/* Paths are resolved relative to a directory fd the
+			 * client passes, never relative to the daemon. */
+			if (!has_fd && p->value[0] != '/') {
+				*ret_field = ops_field("parameters[%zu].fd", i);
+				return -EINVAL;
+			}
+			total += strlen(p->value);
+			break;
+		case MNT_PARAM_PATH_EMPTY:
+			if (!has_fd || has_blob) {
+				*ret_field = ops_field("parameters[%zu].fd", i);
+				return -EINVAL;
+			}
+			r = ops_path_validate(p->value, true);
+			if (r < 0) {
+				*ret_field = ops_field("parameters[%zu].value", i);
+				return r;
+			}
+			total += p->value ? strlen(p->value) : 0;
+			break;
+		case MNT_PARAM_FD:
+			if (!has_fd || has_value || has_blob) {
+				*ret_field = ops_field("parameters[%zu].%s", i,
+						       has_fd ? "value" : "fd");
+				return -EINVAL;
+			}
+			break;
+		default:
+			*ret_field = ops_field("parameters[%zu].type", i);
+			return -EINVAL;
+		}
+		if (total > OPS_PARAMS_TOTAL_MAX) {
+			*ret_field = "parameters";
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
+#define ATTR_KNOWN                                                                                 \
+	(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |            \
+	 MOUNT_ATTR__ATIME | MOUNT_ATTR_NODIRATIME | MOUNT_ATTR_NOSYMFOLLOW)
+
+int ops_attributes_validate(const OpsAttributes *a, bool allow_clear, const char **ret_field)
+{
+	uint64_t atime = a->set & MOUNT_ATTR__ATIME;
+
+	if ((a->set | a->clear) & ~(uint64_t)ATTR_KNOWN) {
+		*ret_field = "attributes";
+		return -EINVAL;
+	}
+	if (!allow_clear && a->clear & ~(uint64_t)MOUNT_ATTR__ATIME) {
+		*ret_field = "attributes";
+		return -EINVAL;
+	}
+	if (atime != 0 && atime != MOUNT_ATTR_NOATIME && atime != MOUNT_ATTR_STRICTATIME &&
+	    atime != MOUNT_ATTR_RELATIME) {
+		*ret_field = "attributes.atime";
+		return -EINVAL;
+	}
+	if (a->set & a->clear & ~(uint64_t)MOUNT_ATTR__ATIME) {
+		*ret_field = "attributes";
+		return -EINVAL;
+	}
+	if (a->propagation >= _OPS_PROPAGATION_MAX) {
+		*ret_field = "propagation";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void ops_attributes_to_mount_attr(const OpsAttributes *a, struct mount_attr *ret)
+{
+	static const uint64_t prop[_OPS_PROPAGATION_MAX] = {
+		[OPS_PROPAGATION_PRIVATE] = MS_PRIVATE,
+		[OPS_PROPAGATION_SHARED] = MS_SHARED,
+		[OPS_PROPAGATION_SLAVE] = MS_SLAVE,
+		[OPS_PROPAGATION_UNBINDABLE] = MS_UNBINDABLE,
+	};
+
+	*ret = (struct mount_attr){
+		.attr_set = a->set,
+		.attr_clr = a->clear,
+		.propagation = prop[a->propagation],
+	};
+	/* The atime modes are a field, not bits: setting one needs the whole
+	 * field cleared in the same call. */
+	if (a->set & MOUNT_ATTR__ATIME || a->clear & MOUNT_ATTR__ATIME)
+		ret->attr_clr |= MOUNT_ATTR__ATIME;
+}
+
+int ops_placement_validate(const OpsPlacement *p, const char **ret_field)
+{
+	int r;
+
+	if (!p->path) {
+		if (p->create != MNT_CREATE_NONE || p->beneath || ops_namespace_is_set(&p->ns)) {
+			*ret_field = "placement.path";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	r = ops_path_validate(p->path, false);
+	if (r < 0) {
+		*ret_field = "placement.path";
+		return r;
+	}
+	if (p->create >= _MNT_CREATE_MAX) {
+		*ret_field = "placement.create";
+		return -EINVAL;
+	}
+	if (p->beneath && p->create != MNT_CREATE_NONE) {
+		/* Beneath needs an existing mount on top; nothing to create. */
+		*ret_field = "placement.create";
+		return -EINVAL;
+	}
+	return ops_namespace_validate(&p->ns, "placement.namespace", ret_field);
+}
+
+void ops_placement_done(OpsPlacement *p)
+{
+	p->path = mfree(p->path);
+}
+
+void ops_mount_result_done(OpsMountResult *r)
+{
+	safe_close(r->mount_fd);
+	free(r->fstype);
+	free(r->loop_device);
+	*r = (OpsMountResult){ .mount_fd = -EBADF };
+}
+
+struct place_args {
+	int mount_fd;
+	const OpsPlacement *place;
+};
+
+static int place_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	const struct place_args *a = userdata;
+	_cleanup_close_ int target_fd = -EBADF;
+	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
+
+	(void)reply;
+	target_fd = mnt_resolve_in_root(root_fd, a->place->path, a->place->create, "target", log);
+	if (target_fd < 0)
+		return target_fd;
+	if (a->place->beneath)
+		flags |= MOVE_MOUNT_BENEATH;
+	return mnt_move_mount(a->mount_fd, "", target_fd, "", flags, log);
+}
+
+int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
+{
+	struct place_args args = { .mount_fd = mount_fd, .place = place };
+	_cleanup_close_ int ns_fd = -EBADF;
+	WorkerReply reply;
+	int r;
+
+	ns_fd = ops_namespace_open(&place->ns, log);
+	if (ns_fd < 0)
+		return ns_fd;
+	r = worker_run(ns_fd, place_in_child, &args, &reply);
+	return ops_worker_result(r, &reply, log);
+}
+
+int ops_worker_result(int r, WorkerReply *reply, MntLog *log)
+{
+	if (r < 0 || reply->error < 0) {
+		mnt_log_fail(log, reply->failed_step[0] ? reply->failed_step : "worker");
+		worker_reply_done(reply);
+		return r < 0 ? r : reply->error;
+	}
+	return 0;
+}
+
+/* Put a new detached mount where the request says, or hand it back.  Takes
+ * mount_fd in either case.  On failure of the move the detached mount is
+ * simply closed, which unmounts it: nothing is left behind. */
+int ops_finish_mount(int mount_fd, const OpsPlacement *place, OpsMountResult *ret, MntLog *log)
+{
+	_cleanup_close_ int fd = mount_fd;
+	int r;
+
+	r = mnt_unique_id(fd, &ret->mount_id);
+	if (r < 0)
+		ret->mount_id = 0; /* old kernel: not fatal, just not reported */
+	if (!place->path) {
+		ret->mount_fd = TAKE_FD(fd);
+		return 0;
+	}
+	r = ops_place(fd, place, log);
+	if (r < 0)
+		return r;
+	ret->mount_fd = -EBADF;
+	return 0;
+}

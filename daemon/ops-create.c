@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Create: a new superblock from a filesystem context (fsopen, fsconfig for
+ * each parameter in the order given, FSCONFIG_CMD_CREATE[_EXCL], fsmount),
+ * optionally on a loop device made from an image fd, then placed into a
+ * namespace or handed back as a detached mount fd.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "loopdev.h"
+#include "ops-internal.h"
+#include "util.h"
+
+void ops_create_request_done(OpsCreateRequest *r)
+{
+	free(r->fstype);
+	free(r->source);
+	for (size_t i = 0; i < r->n_params; i++)
+		mnt_param_done(&r->params[i]);
+	free(r->params);
+	free(r->image.partition_type);
+	ops_placement_done(&r->place);
+	*r = (OpsCreateRequest){ .image.fd = -EBADF };
+}
+
+static bool fstype_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > OPS_FSTYPE_MAX)
+		return false;
+	/* Filesystem type names: "ext4", "fuse.sshfs", "9p". */
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+int ops_create_validate(const OpsCreateRequest *r, const char **ret_field)
+{
+	int k;
+
+	if (r->fstype ? !fstype_valid(r->fstype) : r->image.fd < 0) {
+		*ret_field = "fsType";
+		return -EINVAL;
+	}
+	if (r->source) {
+		if (!*r->source) {
+			*ret_field = "source";
+			return -EINVAL;
+		}
+		if (strlen(r->source) > MNT_STRING_MAX) {
+			*ret_field = "source";
+			return -ERANGE;
+		}
+		if (r->image.fd >= 0) {
+			/* The loop device is the source. */
+			*ret_field = "source";
+			return -EINVAL;
+		}
+	}
+	if (r->image.fd < 0 && (r->image.partition || r->image.partition_type)) {
+		*ret_field = "image.fd";
+		return -EINVAL;
+	}
+	if (r->image.partition && r->image.partition_type) {
+		*ret_field = "image.partitionType";
+		return -EINVAL;
+	}
+	if (r->image.partition_type && !loopdev_uuid_valid(r->image.partition_type)) {
+		*ret_field = "image.partitionType";
+		return -EINVAL;
+	}
+	k = ops_params_validate(r->params, r->n_params, ret_field);
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < r->n_params; i++)
+		if ((r->source || r->image.fd >= 0) && streq(r->params[i].key, "source")) {
+			*ret_field = ops_field("parameters[%zu].key", i);
+			return -EINVAL;
+		}
+	k = ops_attributes_validate(&r->attr, false, ret_field);
+	if (k < 0)
+		return k;
+	return ops_placement_validate(&r->place, ret_field);
+}
+
+static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
+			MntLog *log)
+{
+	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
+	int k;
+
+	fs_fd = mnt_fsopen(fstype, log);
+	if (fs_fd < 0)
+		return fs_fd;
+	if (source) {
+		MntParam p = { .type = MNT_PARAM_STRING, .key = (char *)"source",
+			       .value = (char *)source, .fd = -EBADF };
+		k = mnt_fsconfig_param(fs_fd, &p, log);
+		if (k < 0)
+			return k;
+	}
+	for (size_t i = 0; i < r->n_params; i++) {
+		k = mnt_fsconfig_param(fs_fd, &r->params[i], log);
+		if (k < 0)
+			return k;
+	}
+	k = mnt_fsconfig_cmd(fs_fd, r->exclusive ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
+			     log);
+	if (k < 0)
+		return k;
+
+	struct mount_attr a;
+	ops_attributes_to_mount_attr(&r->attr, &a);
+	mnt_fd = mnt_fsmount(fs_fd, (unsigned)a.attr_set, log);
+	if (mnt_fd < 0)
+		return mnt_fd;
+
+	if (a.propagation) {
+		struct mount_attr p = { .propagation = a.propagation };
+		k = mnt_setattr(mnt_fd, "", AT_EMPTY_PATH, &p, log);
+		if (k < 0)
+			return k;
+	}
+	return TAKE_FD(mnt_fd);
+}
+
+int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
+{
+	_cleanup_(loopdev_donep) LoopDev loop = LOOPDEV_NULL;
+	_cleanup_free_ char *probed = NULL;
+	const char *field, *fstype = r->fstype, *source = r->source;
+	int k, mnt_fd;
+
+	*ret = (OpsMountResult){ .mount_fd = -EBADF };
+	k = ops_create_validate(r, &field);
+	if (k < 0)
+		return k;
+
+	if (r->image.fd >= 0) {
+		k = loopdev_attach(r->image.fd, r->image.partition, r->image.partition_type, &loop,
+				   log);
+		if (k < 0)
+			return k;
+		source = loop.node;
+		if (!fstype) {
+			k = loopdev_probe_fstype(loop.node, &probed);
+			if (k < 0) {
+				mnt_log_fail(log, "probe");
+				return k;
+			}
+			fstype = probed;
+		}
+	}
+
+	mnt_fd = create_mount(r, fstype, source, log);
+	if (mnt_fd < 0)
+		return mnt_fd;
+	k = ops_finish_mount(mnt_fd, &r->place, ret, log);
+	if (k < 0)
+		return k;
+	ret->fstype = strdup(fstype);
+	if (loop.node)
+		ret->loop_device = strdup(loop.node);
+	/* The loop device stays as long as the mount uses it (autoclear);
+	 * loopdev_done() only drops our own reference. */
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Helpers shared by the ops-*.c files only. */
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <linux/mount.h> /* MS_*, MOUNT_ATTR_*; the syscalls are in mnt.c */
+
+#include "mnt.h"
+#include "ops.h"
+#include "worker.h"
+
+#ifndef MNT_FORCE
+#define MNT_FORCE 0x00000001
+#endif
+#ifndef MNT_DETACH
+#define MNT_DETACH 0x00000002
+#endif
+
+static inline void *mfree(void *p)
+{
+	free(p);
+	return NULL;
+}
+
+/* A field name built at run time; valid until the next call. */
+const char *ops_field(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int ops_pidfd_get_pid(int pidfd, pid_t *ret);
+pid_t ops_namespace_pid(const OpsNamespace *ns);
+int ops_path_validate(const char *path, bool allow_empty);
+int ops_attributes_validate(const OpsAttributes *a, bool allow_clear, const char **ret_field);
+void ops_attributes_to_mount_attr(const OpsAttributes *a, struct mount_attr *ret);
+int ops_placement_validate(const OpsPlacement *p, const char **ret_field);
+void ops_placement_done(OpsPlacement *p);
+int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log);
+int ops_finish_mount(int mount_fd, const OpsPlacement *place, OpsMountResult *ret, MntLog *log);
+/* Fold a worker_run() outcome into one return value and log->failed_step. */
+int ops_worker_result(int r, WorkerReply *reply, MntLog *log);

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Moving and unmounting mounts inside one namespace.  Both paths are
+ * resolved in a worker inside the namespace, relative to its root.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+
+#include "ops-internal.h"
+#include "util.h"
+
+void ops_move_request_done(OpsMoveRequest *r)
+{
+	free(r->from);
+	free(r->to);
+	*r = (OpsMoveRequest){};
+}
+
+int ops_move_validate(const OpsMoveRequest *r, const char **ret_field)
+{
+	int k = ops_path_validate(r->from, false);
+
+	if (k < 0) {
+		*ret_field = "from";
+		return k;
+	}
+	k = ops_path_validate(r->to, false);
+	if (k < 0) {
+		*ret_field = "to";
+		return k;
+	}
+	if (r->create >= _MNT_CREATE_MAX || (r->beneath && r->create != MNT_CREATE_NONE)) {
+		*ret_field = "create";
+		return -EINVAL;
+	}
+	return ops_namespace_validate(&r->ns, "namespace", ret_field);
+}
+
+static int move_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	const OpsMoveRequest *r = userdata;
+	_cleanup_close_ int from = -EBADF, to = -EBADF;
+	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
+
+	(void)reply;
+	from = mnt_resolve_in_root(root_fd, r->from, MNT_CREATE_NONE, "from", log);
+	if (from < 0)
+		return from;
+	to = mnt_resolve_in_root(root_fd, r->to, r->create, "to", log);
+	if (to < 0)
+		return to;
+	if (r->beneath)
+		flags |= MOVE_MOUNT_BENEATH;
+	return mnt_move_mount(from, "", to, "", flags, log);
+}
+
+int ops_move(const OpsMoveRequest *r, MntLog *log)
+{
+	_cleanup_close_ int ns_fd = -EBADF;
+	const char *field;
+	WorkerReply reply;
+	int k;
+
+	k = ops_move_validate(r, &field);
+	if (k < 0)
+		return k;
+	ns_fd = ops_namespace_open(&r->ns, log);
+	if (ns_fd < 0)
+		return ns_fd;
+	k = worker_run(ns_fd, move_in_child, (void *)r, &reply);
+	return ops_worker_result(k, &reply, log);
+}
+
+void ops_unmount_request_done(OpsUnmountRequest *r)
+{
+	free(r->path);
+	*r = (OpsUnmountRequest){};
+}
+
+int ops_unmount_validate(const OpsUnmountRequest *r, const char **ret_field)
+{
+	int k = ops_path_validate(r->path, false);
+
+	if (k < 0) {
+		*ret_field = "path";
+		return k;
+	}
+	return ops_namespace_validate(&r->ns, "namespace", ret_field);
+}
+
+static int unmount_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	const OpsUnmountRequest *r = userdata;
+
+	(void)reply;
+	return mnt_umount_in_root(root_fd, r->path,
+				  (r->detach ? MNT_DETACH : 0) | (r->force ? MNT_FORCE : 0), log);
+}
+
+int ops_unmount(const OpsUnmountRequest *r, MntLog *log)
+{
+	_cleanup_close_ int ns_fd = -EBADF;
+	const char *field;
+	WorkerReply reply;
+	int k;
+
+	k = ops_unmount_validate(r, &field);
+	if (k < 0)
+		return k;
+	ns_fd = ops_namespace_open(&r->ns, log);
+	if (ns_fd < 0)
+		return ns_fd;
+	k = worker_run(ns_fd, unmount_in_child, (void *)r, &reply);
+	return ops_worker_result(k, &reply, log);
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "worker.h"
+
+void worker_reply_done(WorkerReply *r)
+{
+	close_many(r->fds, r->n_fds);
+	r->n_fds = 0;
+}
+
+static int send_reply(int sock, const WorkerReply *reply)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * WORKER_FDS_MAX)];
+	} control = {};
+	struct iovec iov = { .iov_base = (void *)reply, .iov_len = sizeof(*reply) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (reply->n_fds > 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = &control;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * reply->n_fds);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * reply->n_fds);
+		memcpy(CMSG_DATA(c), reply->fds, sizeof(int) * reply->n_fds);
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? negative_errno() : 0;
+}
+
+static int recv_reply(int sock, WorkerReply *ret)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * WORKER_FDS_MAX)];
+	} control = {};
+	WorkerReply reply = {};
+	struct iovec iov = { .iov_base = &reply, .iov_len = sizeof(reply) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &control,
+		.msg_controllen = sizeof(control),
+	};
+	size_t n_fds = 0;
+	ssize_t n;
+
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return negative_errno();
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			n_fds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			memcpy(ret->fds, CMSG_DATA(c), sizeof(int) * n_fds);
+		}
+	ret->n_fds = n_fds;
+	/* A short or truncated message means the child died mid-send. */
+	if (n != sizeof(reply) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    n_fds != reply.n_fds) {
+		worker_reply_done(ret);
+		return -EPROTO;
+	}
+	ret->error = reply.error;
+	ret->value = reply.value;
+	memcpy(ret->failed_step, reply.failed_step, sizeof(ret->failed_step));
+	ret->failed_step[sizeof(ret->failed_step) - 1] = 0;
+	return 0;
+}
+
+_Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata)
+{
+	WorkerReply reply = {};
+	MntLog log = {};
+	int root_fd, r;
+
+	/* Die with the daemon rather than linger inside a namespace. */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNS) < 0) {
+		reply.error = negative_errno();
+		snprintf(reply.failed_step, sizeof(reply.failed_step), "setns");
+	} else if ((root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		reply.error = negative_errno();
+		snprintf(reply.failed_step, sizeof(reply.failed_step), "open-root");
+	} else {
+		r = fn(root_fd, userdata, &log, &reply);
+		reply.error = r < 0 ? r : 0;
+		memcpy(reply.failed_step, log.failed_step, sizeof(reply.failed_step));
+		if (r < 0 && !reply.failed_step[0])
+			snprintf(reply.failed_step, sizeof(reply.failed_step), "worker");
+		if (r < 0)
+			reply.n_fds = 0;
+	}
+	r = send_reply(sock, &reply);
+	_exit(r < 0 ? 1 : 0);
+}
+
+int worker_run(int ns_fd, WorkerFn fn, void *userdata, WorkerReply *ret)
+{
+	_cleanup_close_ int parent_sock = -EBADF, child_sock = -EBADF;
+	int pair[2], r, status;
+	struct pollfd p;
+	pid_t pid;
+
+	*ret = (WorkerReply){};
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		snprintf(ret->failed_step, sizeof(ret->failed_step), "socketpair");
+		return negative_errno();
+	}
+	parent_sock = pair[0];
+	child_sock = pair[1];
+
+	pid = fork();
+	if (pid < 0) {
+		snprintf(ret->failed_step, sizeof(ret->failed_step), "fork");
+		return negative_errno();
+	}
+	if (pid == 0) {
+		parent_sock = safe_close(parent_sock);
+		child(child_sock, ns_fd, fn, userdata);
+	}
+	child_sock = safe_close(child_sock);
+
+	/* A mount syscall can block (a dead NFS server); bound the wait so the
+	 * daemon stays responsive, and kill the child when it is exceeded. */
+	p = (struct pollfd){ .fd = parent_sock, .events = POLLIN };
+	do
+		r = poll(&p, 1, WORKER_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		r = r == 0 ? -ETIMEDOUT : negative_errno();
+		(void)kill(pid, SIGKILL);
+	} else
+		r = recv_reply(parent_sock, ret);
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		snprintf(ret->failed_step, sizeof(ret->failed_step), "worker");
+	return r;
+}
