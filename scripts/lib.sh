@@ -32,3 +32,27 @@ kernel_key() {
 }
 
 kernel_dir() { printf '%s/kernel/%s\n' "$MOUNTD_CACHE" "$(kernel_key)"; }
+
+# run_logged WHAT LOG PROGRESS_CMD CMD...: run CMD with its output in LOG,
+# printing PROGRESS_CMD's answer every 30 s; on failure show the log's end.
+run_logged() {
+	local what=$1 log=$2 progress=$3 start pid rc ticks=0
+	shift 3
+	start=$(date +%s)
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		ticks=$((ticks + 1))
+		[ $((ticks % 30)) = 0 ] && kill -0 "$pid" 2>/dev/null &&
+			say "$what: $(($(date +%s) - start))s, $(bash -c "$progress" 2>/dev/null || true)"
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	if [ $rc != 0 ]; then
+		grep -E 'error|Error' "$log" | head -40 >&2 || true
+		tail -20 "$log" >&2
+		die "$what failed (log: $log)"
+	fi
+	say "$what: done in $(($(date +%s) - start))s"
+}
