@@ -12,3 +12,10 @@ UNIT_TESTS += $(B)/tests/unit/test-varlink
 $(B)/tests/unit/test-varlink: $(B)/tests/unit/test-varlink.o $(B)/daemon/varlink.o \
 		$(B)/daemon/json-dispatch.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# mountd: request validation, JSON → fsconfig parameters, worker fd passing,
+# fs_context message draining (inside a private mount namespace it creates)
+UNIT_TESTS += $(B)/tests/unit/test-mountd-ops
+$(B)/tests/unit/test-mountd-ops: $(B)/tests/unit/test-mountd-ops.o $(B)/daemon/varlink-mount.o \
+		$(MOUNTD_OPS_OBJS) $(DAEMON_LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

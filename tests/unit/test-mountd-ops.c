@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Host tests of mountd's request checking and request building (no mounts):
+ * fsconfig parameter shapes and limits, keys, attributes, placements,
+ * namespaces, the JSON → MntParam conversion and base64; plus the worker's
+ * fd passing and the mount layer's message draining, run inside a private
+ * mount namespace this test creates (never the host's own mount table).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mnt.h"
+#include "ops.h"
+#include "util.h"
+#include "varlink-mount.h"
+#include "worker.h"
+
+static int n_tests, n_failed;
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_tests++;
+	if (!cond)
+		n_failed++;
+	printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* The adapter's IDL symbol, linked from the generated object in the daemon;
+ * the test links varlink-mount.o, so provide the text it refers to. */
+const char io_mountd_mount_idl[] = "interface io.mountd.Mount\n";
+
+static MntParam param(MntParamType t, const char *key, const char *value, int fd)
+{
+	return (MntParam){ .type = t, .key = (char *)key, .value = (char *)value, .fd = fd };
+}
+
+static void test_keys(void)
+{
+	char k255[256], k256[257];
+
+	memset(k255, 'k', 255);
+	k255[255] = 0;
+	memset(k256, 'k', 256);
+	k256[256] = 0;
+	ok(ops_key_validate("size") == 0, "plain key accepted");
+	ok(ops_key_validate(k255) == 0, "255-byte key accepted (kernel copies 256 with NUL)");
+	ok(ops_key_validate(k256) == -ERANGE, "256-byte key refused with ERANGE");
+	ok(ops_key_validate("") == -EINVAL, "empty key refused");
+	ok(ops_key_validate("a=b") == -EINVAL, "key with = refused");
+	ok(ops_key_validate("a,b") == -EINVAL, "key with , refused");
+	ok(ops_key_validate(NULL) == -EINVAL, "missing key refused");
+}
+
+static void test_param_shapes(void)
+{
+	const char *field = NULL;
+	char v256[257];
+	uint8_t blob[4] = { 1, 2, 3, 4 };
+	MntParam p[2];
+
+	memset(v256, 'v', 256);
+	v256[256] = 0;
+
+	p[0] = param(MNT_PARAM_FLAG, "ro", NULL, -EBADF);
+	ok(ops_params_validate(p, 1, &field) == 0, "flag without value accepted");
+	p[0] = param(MNT_PARAM_FLAG, "ro", "x", -EBADF);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL && streq(field, "parameters[0].value"),
+	   "flag with value refused, naming the field (%s)", field);
+	p[0] = param(MNT_PARAM_FLAG, "ro", NULL, 0);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL && streq(field, "parameters[0].fd"),
+	   "flag with fd refused");
+
+	p[0] = param(MNT_PARAM_FLAG, "ro", NULL, -EBADF);
+	p[1] = param(MNT_PARAM_STRING, "size", NULL, -EBADF);
+	ok(ops_params_validate(p, 2, &field) == -EINVAL && streq(field, "parameters[1].value"),
+	   "string without value refused at index 1");
+	p[1] = param(MNT_PARAM_STRING, "size", v256, -EBADF);
+	ok(ops_params_validate(p, 2, &field) == -ERANGE && streq(field, "parameters[1].value"),
+	   "string value over 255 bytes refused");
+	v256[255] = 0;
+	ok(ops_params_validate(p, 2, &field) == 0, "string value of 255 bytes accepted");
+
+	p[0] = param(MNT_PARAM_BINARY, "key", NULL, -EBADF);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL, "binary without blob refused");
+	p[0].blob = blob;
+	p[0].blob_size = sizeof(blob);
+	ok(ops_params_validate(p, 1, &field) == 0, "binary with blob accepted");
+	p[0].blob_size = MNT_BINARY_MAX + 1;
+	ok(ops_params_validate(p, 1, &field) == -ERANGE, "binary over 1 MiB refused");
+
+	p[0] = param(MNT_PARAM_PATH, "source", "rel/path", -EBADF);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL && streq(field, "parameters[0].fd"),
+	   "relative path without dirfd refused (never relative to the daemon)");
+	p[0] = param(MNT_PARAM_PATH, "source", "/abs", -EBADF);
+	ok(ops_params_validate(p, 1, &field) == 0, "absolute path accepted");
+	p[0] = param(MNT_PARAM_PATH, "source", "", -EBADF);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL, "empty path refused for path type");
+
+	p[0] = param(MNT_PARAM_PATH_EMPTY, "source", NULL, -EBADF);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL && streq(field, "parameters[0].fd"),
+	   "path_empty without fd refused");
+	p[0] = param(MNT_PARAM_PATH_EMPTY, "source", NULL, 0);
+	ok(ops_params_validate(p, 1, &field) == 0, "path_empty with fd accepted");
+
+	p[0] = param(MNT_PARAM_FD, "source", NULL, -EBADF);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL && streq(field, "parameters[0].fd"),
+	   "fd type without fd refused");
+	p[0] = param(MNT_PARAM_FD, "source", "x", 0);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL && streq(field, "parameters[0].value"),
+	   "fd type with value refused");
+
+	p[0] = param(MNT_PARAM_FLAG, "a=b", NULL, -EBADF);
+	ok(ops_params_validate(p, 1, &field) == -EINVAL && streq(field, "parameters[0].key"),
+	   "bad key inside a list is named");
+}
+
+static void test_param_limits(void)
+{
+	static MntParam many[OPS_PARAMS_MAX + 1];
+	static char big[MNT_STRING_MAX + 1];
+	const char *field = NULL;
+
+	for (size_t i = 0; i < ELEMENTSOF(many); i++)
+		many[i] = param(MNT_PARAM_FLAG, "k", NULL, -EBADF);
+	ok(ops_params_validate(many, OPS_PARAMS_MAX, &field) == 0, "%u parameters accepted",
+	   OPS_PARAMS_MAX);
+	ok(ops_params_validate(many, OPS_PARAMS_MAX + 1, &field) == -E2BIG &&
+		   streq(field, "parameters"),
+	   "%u parameters refused", OPS_PARAMS_MAX + 1);
+
+	/* Total size: 256 binary blobs of 1 MiB each exceed the cap. */
+	static uint8_t mib[MNT_BINARY_MAX];
+	for (size_t i = 0; i < OPS_PARAMS_MAX; i++) {
+		many[i] = param(MNT_PARAM_BINARY, "k", NULL, -EBADF);
+		many[i].blob = mib;
+		many[i].blob_size = sizeof(mib);
+	}
+	ok(ops_params_validate(many, OPS_PARAMS_MAX, &field) == -E2BIG, "total size cap enforced");
+	memset(big, 'x', MNT_STRING_MAX);
+	(void)big;
+}
+
+static void test_create_validate(void)
+{
+	OpsCreateRequest r = { .image.fd = -EBADF, .place.ns = OPS_NAMESPACE_NULL };
+	const char *field = NULL;
+
+	r.fstype = (char *)"tmpfs";
+	ok(ops_create_validate(&r, &field) == 0, "minimal create valid");
+	r.fstype = (char *)"tmp fs";
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "fsType"),
+	   "fs type with a space refused");
+	r.fstype = NULL;
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "fsType"),
+	   "no fs type without image refused");
+	r.fstype = (char *)"fuse.sshfs";
+	ok(ops_create_validate(&r, &field) == 0, "subtype style fs type accepted");
+
+	r.attr.set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOATIME;
+	ok(ops_create_validate(&r, &field) == 0, "ro,noatime accepted");
+	r.attr.set = MOUNT_ATTR_NOATIME | MOUNT_ATTR_STRICTATIME;
+	ok(ops_create_validate(&r, &field) == -EINVAL, "two atime modes refused");
+	r.attr.set = MOUNT_ATTR_IDMAP;
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "attributes"),
+	   "idmap bit through attributes refused");
+	r.attr.set = 0;
+	r.attr.clear = MOUNT_ATTR_NOSUID;
+	ok(ops_create_validate(&r, &field) == -EINVAL, "clearing attributes on create refused");
+	r.attr.clear = 0;
+
+	r.place.beneath = true;
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "placement.path"),
+	   "beneath without a path refused");
+	r.place.path = (char *)"/mnt";
+	r.place.create = MNT_CREATE_DIRECTORY;
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "placement.create"),
+	   "beneath together with create refused");
+	r.place.beneath = false;
+	ok(ops_create_validate(&r, &field) == 0, "placement with create accepted");
+	r.place.ns.pid = 1;
+	r.place.ns.mntns_fd = 0;
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "placement.namespace"),
+	   "two names for the namespace refused");
+	r.place.ns = OPS_NAMESPACE_NULL;
+
+	MntParam p = param(MNT_PARAM_STRING, "source", "x", -EBADF);
+	r.params = &p;
+	r.n_params = 1;
+	ok(ops_create_validate(&r, &field) == 0, "source as a parameter accepted");
+	r.source = (char *)"y";
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "parameters[0].key"),
+	   "source twice (field and parameter) refused");
+	r.source = NULL;
+	r.params = NULL;
+	r.n_params = 0;
+
+	r.image.partition = 2;
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "image.fd"),
+	   "partition without image refused");
+	r.image.partition = 0;
+	r.image.fd = 0;
+	r.image.partition_type = (char *)"not-a-uuid";
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "image.partitionType"),
+	   "malformed GPT type refused");
+	r.image.partition_type = (char *)"0fc63daf-8483-4772-8e79-3d69d8477de4";
+	ok(ops_create_validate(&r, &field) == 0, "GPT type UUID accepted");
+}
+
+static void test_other_validate(void)
+{
+	const char *field = NULL;
+	OpsSetattrRequest s = { .ns = OPS_NAMESPACE_NULL, .path = (char *)"/", .userns_fd = -EBADF };
+	OpsMoveRequest m = { .ns = OPS_NAMESPACE_NULL, .from = (char *)"/a", .to = (char *)"" };
+	OpsUnmountRequest u = { .ns = OPS_NAMESPACE_NULL };
+	OpsInfoRequest i = { .ns = OPS_NAMESPACE_NULL, .path = (char *)"/" };
+	OpsBindRequest b = { .source_ns = OPS_NAMESPACE_NULL, .source_fd = -EBADF,
+			     .userns_fd = -EBADF, .place.ns = OPS_NAMESPACE_NULL };
+
+	ok(ops_setattr_validate(&s, &field) == -EINVAL && streq(field, "attributes"),
+	   "setattr with nothing to change refused");
+	s.attr.clear = MOUNT_ATTR_NOEXEC;
+	ok(ops_setattr_validate(&s, &field) == 0, "setattr clearing noexec accepted");
+	s.attr.set = MOUNT_ATTR_NOEXEC;
+	ok(ops_setattr_validate(&s, &field) == -EINVAL, "setting and clearing one bit refused");
+
+	ok(ops_move_validate(&m, &field) == -EINVAL && streq(field, "to"), "empty move target refused");
+	ok(ops_unmount_validate(&u, &field) == -EINVAL && streq(field, "path"),
+	   "unmount without path refused");
+
+	ok(ops_info_validate(&i, &field) == 0, "info default attribute accepted");
+	i.attribute = (char *)"server_address";
+	ok(ops_info_validate(&i, &field) == 0, "info server_address accepted");
+	i.attribute = (char *)"nope";
+	ok(ops_info_validate(&i, &field) == -EINVAL && streq(field, "attribute"),
+	   "unknown info attribute refused");
+	ok(ops_info_attribute_from_string("io_size") == 19, "attribute numbers follow the fsinfo ABI");
+
+	ok(ops_bind_validate(&b, &field) == -EINVAL && streq(field, "sourcePath"),
+	   "bind without a source refused");
+	b.source_path = (char *)"/src";
+	b.source_fd = 0;
+	ok(ops_bind_validate(&b, &field) == -EINVAL && streq(field, "sourceFd"),
+	   "bind with path and fd refused");
+	b.source_fd = -EBADF;
+	ok(ops_bind_validate(&b, &field) == 0, "bind by path accepted");
+}
+
+static int lookup_fd(void *userdata, unsigned index)
+{
+	(void)userdata;
+	return index == 0 ? STDIN_FILENO : -ENXIO;
+}
+
+static void test_json_params(void)
+{
+	const char *field = NULL;
+	MntParam *p = NULL;
+	size_t n = 0;
+	json_object *a;
+	void *blob;
+	size_t size;
+
+	a = json_tokener_parse("[{\"key\":\"size\",\"type\":\"string\",\"value\":\"1m\"},"
+			       "{\"key\":\"ro\",\"type\":\"flag\"},"
+			       "{\"key\":\"k\",\"type\":\"binary\",\"value\":\"AQID\"},"
+			       "{\"key\":\"source\",\"type\":\"fd\",\"fd\":0}]");
+	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) == 0 && n == 4,
+	   "parameter list parsed");
+	ok(n == 4 && p[0].type == MNT_PARAM_STRING && streq(p[0].value, "1m") &&
+		   p[1].type == MNT_PARAM_FLAG && !p[1].value && p[2].blob_size == 3 &&
+		   ((uint8_t *)p[2].blob)[2] == 3 && p[3].fd >= 0 && p[3].fd != STDIN_FILENO,
+	   "types, values, decoded blob and a dup of the fd");
+	for (size_t i = 0; i < n; i++)
+		mnt_param_done(&p[i]);
+	free(p);
+	json_object_put(a);
+
+	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"flag\"},{\"key\":\"y\",\"type\":\"fd\",\"fd\":7}]");
+	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) == -EINVAL &&
+		   streq(field, "parameters[1].fd"),
+	   "fd index without a received fd named (%s)", field);
+	json_object_put(a);
+
+	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"flag\",\"what\":1}]");
+	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) < 0 &&
+		   streq(field, "parameters[0].what"),
+	   "unknown field inside a parameter named (%s)", field);
+	json_object_put(a);
+
+	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"file\"}]");
+	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) < 0 &&
+		   streq(field, "parameters[0].type"),
+	   "unknown parameter type named (%s)", field);
+	json_object_put(a);
+
+	ok(vm_unbase64("aGVsbG8=", &blob, &size) == 0 && size == 5 && !memcmp(blob, "hello", 5),
+	   "base64 with padding");
+	free(blob);
+	ok(vm_unbase64("aGVsbG8", &blob, &size) == 0 && size == 5, "base64 without padding");
+	free(blob);
+	ok(vm_unbase64("a*==", &blob, &size) == -EINVAL, "base64 with a bad character refused");
+	ok(vm_unbase64("a", &blob, &size) == -EINVAL, "base64 of a lone 6-bit group refused");
+}
+
+static int child_returns_fd(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	(void)userdata;
+	(void)log;
+	reply->fds[reply->n_fds++] = openat(root_fd, "tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	reply->value = (uint64_t)getpid();
+	return 0;
+}
+
+static int child_fails(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+{
+	(void)root_fd;
+	(void)userdata;
+	(void)reply;
+	mnt_log_fail(log, "move_mount");
+	return -EXDEV;
+}
+
+static void test_worker(void)
+{
+	_cleanup_close_ int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	WorkerReply reply;
+	struct stat a, b;
+	int r;
+
+	r = worker_run(ns, child_returns_fd, NULL, &reply);
+	ok(r == 0 && reply.error == 0 && reply.n_fds == 1, "worker sends an fd back");
+	ok(reply.value != (uint64_t)getpid() && reply.value > 0, "the work ran in another process");
+	ok(reply.n_fds == 1 && fstat(reply.fds[0], &a) == 0 && stat("/tmp", &b) == 0 &&
+		   a.st_ino == b.st_ino,
+	   "the fd refers to the child's /tmp");
+	worker_reply_done(&reply);
+
+	r = worker_run(ns, child_fails, NULL, &reply);
+	ok(r == 0 && reply.error == -EXDEV && streq(reply.failed_step, "move_mount") &&
+		   reply.n_fds == 0,
+	   "failure and its step come back from the worker");
+
+	r = worker_run(STDIN_FILENO, child_returns_fd, NULL, &reply);
+	ok(r == 0 && reply.error < 0 && streq(reply.failed_step, "setns"),
+	   "setns on a non-namespace fd reported as step setns");
+}
+
+static void test_mount_layer(void)
+{
+	_cleanup_close_ int fs = -EBADF, mnt = -EBADF;
+	MntLog log = {};
+	MntParam bad = param(MNT_PARAM_STRING, "size", "bogus", -EBADF);
+	MntParam good = param(MNT_PARAM_STRING, "size", "1m", -EBADF);
+	char dir[] = "/tmp/test-mountd-XXXXXX";
+	bool found = false;
+
+	/* Our own mount namespace, private, so nothing reaches the host. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		ok(false, "private mount namespace for the mount layer tests: %m");
+		return;
+	}
+	fs = mnt_fsopen("tmpfs", &log);
+	ok(fs >= 0, "fsopen tmpfs");
+	ok(mnt_fsconfig_param(fs, &bad, &log) == -EINVAL, "fsconfig size=bogus fails");
+	for (size_t i = 0; i < log.n_messages; i++)
+		if (streq(log.messages[i].step, "fsconfig:size") && log.messages[i].level == 'e' &&
+		    strstr(log.messages[i].text, "size"))
+			found = true;
+	ok(found, "the kernel's message is drained and tagged with the step");
+	ok(streq(log.failed_step, "fsconfig:size"), "failed step recorded");
+	ok(mnt_fsconfig_param(fs, &good, &log) == 0, "fsconfig size=1m");
+	ok(mnt_fsconfig_cmd(fs, FSCONFIG_CMD_CREATE, &log) == 0, "CMD_CREATE");
+	mnt = mnt_fsmount(fs, MOUNT_ATTR_NODEV, &log);
+	ok(mnt >= 0, "fsmount");
+	ok(streq(log.failed_step, "fsconfig:size"), "first failure stays the recorded one");
+
+	ok(mkdtemp(dir) != NULL, "mount point");
+	{
+		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		_cleanup_close_ int t = mnt_resolve_in_root(root, dir, MNT_CREATE_NONE, "target",
+							    &log);
+		_cleanup_close_ int esc = -EBADF;
+		char up[256];
+
+		ok(t >= 0 && mnt_move_mount(mnt, "", t, "", MOVE_MOUNT_F_EMPTY_PATH |
+							      MOVE_MOUNT_T_EMPTY_PATH,
+					    &log) == 0,
+		   "move_mount onto the resolved target");
+		/* ".." beyond the root stays at the root under RESOLVE_IN_ROOT. */
+		snprintf(up, sizeof(up), "%s/../../../../../..%s", dir, dir);
+		esc = mnt_resolve_in_root(root, up, MNT_CREATE_NONE, "target", &log);
+		ok(esc >= 0, "dot-dot past the root is clamped to the root");
+		ok(mnt_umount_in_root(root, dir, 0, &log) == -EBUSY,
+		   "unmount while our mount fd pins the mount is EBUSY");
+	}
+	mnt = safe_close(mnt);
+	{
+		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		pid_t pid = fork();
+		int status = 1;
+
+		/* mnt_umount_in_root changes the cwd: workers only. */
+		if (pid == 0)
+			_exit(mnt_umount_in_root(root, dir, 0, NULL) == 0 ? 0 : 1);
+		waitpid(pid, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unmount by path inside the root");
+	}
+	rmdir(dir);
+	mnt_log_done(&log);
+}
+
+int main(void)
+{
+	test_keys();
+	test_param_shapes();
+	test_param_limits();
+	test_create_validate();
+	test_other_validate();
+	test_json_params();
+	test_worker();
+	test_mount_layer();
+	printf("1..%d\n", n_tests);
+	return n_failed ? 1 : 0;
+}
