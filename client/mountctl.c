@@ -1,0 +1,1516 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mountctl: the command line front end of mountd.  Each subcommand is one
+ * (sometimes two) io.mountd.Mount calls; option parsing is table driven:
+ * every subcommand lists the options it takes, one handler fills Args.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "libmountd-client.h"
+#include "mountctl.h"
+#include "util.h"
+
+#define NS_FDS_MAX 4
+
+typedef struct Ctx {
+	const char *command; /* for messages */
+	const char *socket;
+	bool json, verbose;
+	uint64_t timeout_usec;
+	bool timeout_set;
+
+	/* Target namespace: at most one of these. */
+	int ns_pid;
+	int ns_pidfd;
+	const char *ns_path;
+
+	/* Fds to send with the next call; owned ones are closed after it. */
+	int fds[NS_FDS_MAX];
+	bool owned[NS_FDS_MAX];
+	size_t n_fds;
+
+	MountdClient *client;
+} Ctx;
+
+/* Every subcommand option lands here. */
+typedef struct Args {
+	const char *fstype;
+	char *options; /* -o lists, joined */
+	const char *propagation;
+	const char *create;
+	const char *image_partition_type;
+	const char *idmap;
+	bool exclusive, beneath, image, lazy, force, table, dry_run, no_fallback;
+	int recursive; /* -1 default */
+	int partition;
+	int nth, mth; /* -1: enumerate */
+	long events;  /* watch: stop after this many changes; 0 never */
+} Args;
+
+enum {
+	OPT_SOCKET = 0x100,
+	OPT_TIMEOUT,
+	OPT_PIDFD,
+	OPT_EXCLUSIVE,
+	OPT_PROPAGATION,
+	OPT_MKDIR,
+	OPT_BENEATH,
+	OPT_IMAGE,
+	OPT_PARTITION,
+	OPT_PARTITION_TYPE,
+	OPT_NO_RECURSIVE,
+	OPT_IDMAP,
+	OPT_FORCE,
+	OPT_TABLE,
+	OPT_NTH,
+	OPT_MTH,
+	OPT_NO_FALLBACK,
+	OPT_EVENTS,
+};
+
+static const struct option common_options[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"json", no_argument, NULL, 'j'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"pid", required_argument, NULL, 'p'},
+	{"pidfd", required_argument, NULL, OPT_PIDFD},
+	{"ns", required_argument, NULL, 'N'},
+	{},
+};
+#define COMMON_SHORT "hjvp:N:"
+
+_printf_(2, 3) static void err(const Ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mountctl: %s%s", c->command ?: "", c->command ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int parse_int(const char *s, long min, long max, long *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static void ctx_done(Ctx *c)
+{
+	for (size_t i = 0; i < c->n_fds; i++)
+		if (c->owned[i])
+			safe_close(c->fds[i]);
+	c->n_fds = 0;
+	mountd_client_free(c->client);
+	c->client = NULL;
+}
+
+/* Queue fd for the next call; returns its index in the message. */
+static int push_fd(Ctx *c, int fd, bool owned)
+{
+	if (c->n_fds >= NS_FDS_MAX) {
+		if (owned)
+			safe_close(fd);
+		return -E2BIG;
+	}
+	c->fds[c->n_fds] = fd;
+	c->owned[c->n_fds] = owned;
+	return (int)c->n_fds++;
+}
+
+static void drop_fds(Ctx *c)
+{
+	for (size_t i = 0; i < c->n_fds; i++)
+		if (c->owned[i])
+			safe_close(c->fds[i]);
+	c->n_fds = 0;
+}
+
+/* Open path for sending (a namespace file, an image); exit code on error. */
+static int open_for_sending(Ctx *c, const char *path, int flags, const char *what, int *ret_index)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY), k;
+
+	if (fd < 0) {
+		err(c, "cannot open %s %s: %m", what, path);
+		return EXIT_USAGE;
+	}
+	k = push_fd(c, fd, true);
+	if (k < 0) {
+		err(c, "too many file descriptors");
+		return EXIT_USAGE;
+	}
+	*ret_index = k;
+	return 0;
+}
+
+/* The Namespace object of --pid/--pidfd/--ns, or NULL for mountctl's own
+ * (which is what mountd assumes when none is named). */
+static int namespace_json(Ctx *c, json_object **ret)
+{
+	json_object *o;
+	int k, r;
+
+	*ret = NULL;
+	if (!c->ns_pid && c->ns_pidfd < 0 && !c->ns_path)
+		return 0;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	if (c->ns_pid)
+		json_object_object_add(o, "pid", json_object_new_int(c->ns_pid));
+	else if (c->ns_pidfd >= 0) {
+		k = push_fd(c, c->ns_pidfd, false);
+		if (k < 0)
+			return json_object_put(o), k;
+		json_object_object_add(o, "pidfd", json_object_new_int(k));
+	} else {
+		r = open_for_sending(c, c->ns_path, O_RDONLY, "namespace", &k);
+		if (r)
+			return json_object_put(o), -EINVAL;
+		json_object_object_add(o, "mntnsFd", json_object_new_int(k));
+	}
+	*ret = o;
+	return 0;
+}
+
+static int connect_daemon(Ctx *c)
+{
+	int r;
+
+	if (c->client)
+		return 0;
+	r = mountd_client_connect(&c->client, c->socket);
+	if (r < 0) {
+		err(c, "cannot reach mountd at %s: %s", mountd_socket_path(c->socket),
+		    strerror(-r));
+		return EXIT_UNREACHABLE;
+	}
+	if (c->timeout_set)
+		mountd_client_set_timeout(c->client, c->timeout_usec);
+	return 0;
+}
+
+static void verbose_call(Ctx *c, const char *method, json_object *params)
+{
+	if (!c->verbose)
+		return;
+	fprintf(stderr, "mountctl: -> %s.%s %s\n", MOUNTD_INTERFACE, method,
+		params ? json_object_to_json_string_ext(
+				 params, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+		       : "{}");
+}
+
+/* Print an error reply: one readable line on stderr; with --json the reply
+ * also goes to stdout as {"error": NAME, "parameters": {...}}. */
+static void print_error(Ctx *c, const MountdReply *reply, const char *where)
+{
+	_cleanup_free_ char *line = mountd_reply_error_string(reply);
+
+	if (where)
+		fprintf(stderr, "%s: %s\n", where, line ?: reply->error);
+	else
+		err(c, "%s", line ?: reply->error);
+	if (c->verbose)
+		output_messages(stderr, "mountctl: ", reply->parameters, true);
+	if (c->json) {
+		_cleanup_json_ json_object *o = json_object_new_object();
+
+		if (o) {
+			json_object_object_add(o, "error", json_object_new_string(reply->error));
+			json_object_object_add(o, "parameters", json_object_get(reply->parameters));
+			output_json(stdout, o);
+		}
+	}
+}
+
+/* One call without judging the answer: 0 with *reply filled (maybe an
+ * error), or an exit code after printing why mountd could not be asked. */
+static int call_raw(Ctx *c, const char *method, json_object *params, MountdReply *reply)
+{
+	int r;
+
+	*reply = (MountdReply){};
+	r = connect_daemon(c);
+	if (r) {
+		drop_fds(c);
+		return r;
+	}
+	verbose_call(c, method, params);
+	r = mountd_client_call(c->client, method, params, c->fds, c->n_fds, reply);
+	drop_fds(c);
+	if (r < 0) {
+		err(c, "%s.%s: no answer from mountd: %s", MOUNTD_INTERFACE, method,
+		    r == -ECONNRESET ? "connection closed" : strerror(-r));
+		return EXIT_UNREACHABLE;
+	}
+	return 0;
+}
+
+/* A call whose error ends the command: 0 with *reply the success reply, or
+ * an exit code after printing the failure. */
+static int call(Ctx *c, const char *method, json_object *params, MountdReply *reply)
+{
+	int r = call_raw(c, method, params, reply);
+
+	if (r)
+		return r;
+	if (reply->error) {
+		print_error(c, reply, NULL);
+		mountd_reply_done(reply);
+		return EXIT_FAILED;
+	}
+	/* The kernel's warnings matter even when the mount worked. */
+	output_messages(stderr, "mountctl: ", reply->parameters, c->verbose);
+	return 0;
+}
+
+/* --json output of the commands that only change things. */
+static void print_done(Ctx *c, json_object *extra)
+{
+	if (c->json) {
+		_cleanup_json_ json_object *o =
+			extra ? json_object_get(extra) : json_object_new_object();
+		if (o)
+			output_json(stdout, o);
+	}
+}
+
+static json_object *messages_of(json_object *params)
+{
+	json_object *m = NULL;
+
+	if (params && json_object_object_get_ex(params, "messages", &m) && m)
+		return json_object_get(m);
+	return json_object_new_array();
+}
+
+/* ---- mount ------------------------------------------------------------------- */
+
+/* Parse the -o list for mode; exit code on error. */
+static int parse_options(Ctx *c, const char *list, OptionsMode mode, MountOptions *opts)
+{
+	_cleanup_free_ char *bad = NULL;
+	const char *why = NULL;
+	int r;
+
+	if (!list)
+		return 0;
+	r = mount_options_parse(opts, mode, list, &bad, &why);
+	if (r == -ENOMEM) {
+		err(c, "out of memory");
+		return EXIT_FAILED;
+	}
+	if (r < 0) {
+		err(c, "-o %s: %s", bad ?: list, why ?: "invalid option");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static json_object *placement_json(Ctx *c, json_object *ns, const char *path, const Args *a)
+{
+	json_object *p = json_object_new_object();
+
+	(void)c;
+	if (!p)
+		return NULL;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	json_object_object_add(p, "path", json_object_new_string(path));
+	if (a->create)
+		json_object_object_add(p, "create", json_object_new_string(a->create));
+	if (a->beneath)
+		json_object_object_add(p, "beneath", json_object_new_boolean(true));
+	return p;
+}
+
+static int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_(mount_options_done) MountOptions opts = {};
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL, *out = NULL;
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	const char *source = argv[0], *target = argv[1];
+	int r;
+
+	(void)argc;
+	if (!p)
+		return EXIT_FAILED;
+	if (!a->fstype && !a->image) {
+		err(c, "the filesystem type is required: -t TYPE (e.g. -t tmpfs)");
+		return EXIT_USAGE;
+	}
+	r = parse_options(c, a->options, OPTIONS_MOUNT, &opts);
+	if (r)
+		return r;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+
+	if (a->fstype)
+		json_object_object_add(p, "fsType", json_object_new_string(a->fstype));
+	if (a->image) {
+		json_object *img = json_object_new_object();
+		/* A read-only mount gets a read-only loop device. */
+		bool ro = opts.attributes && json_object_object_get(opts.attributes, "readOnly") &&
+			  json_object_get_boolean(
+				  json_object_object_get(opts.attributes, "readOnly"));
+		int k;
+
+		if (!img)
+			return EXIT_FAILED;
+		json_object_object_add(p, "image", img);
+		r = open_for_sending(c, source, ro ? O_RDONLY : O_RDWR, "image", &k);
+		if (r)
+			return r;
+		json_object_object_add(img, "fd", json_object_new_int(k));
+		if (a->partition)
+			json_object_object_add(img, "partition", json_object_new_int(a->partition));
+		if (a->image_partition_type)
+			json_object_object_add(img, "partitionType",
+					       json_object_new_string(a->image_partition_type));
+	} else
+		json_object_object_add(p, "source", json_object_new_string(source));
+	if (opts.parameters)
+		json_object_object_add(p, "parameters", json_object_get(opts.parameters));
+	if (a->exclusive)
+		json_object_object_add(p, "exclusive", json_object_new_boolean(true));
+	if (opts.attributes)
+		json_object_object_add(p, "attributes", json_object_get(opts.attributes));
+	if (a->propagation || opts.propagation)
+		json_object_object_add(p, "propagation",
+				       json_object_new_string(a->propagation ?: opts.propagation));
+	json_object_object_add(p, "placement", placement_json(c, ns, target, a));
+
+	r = call(c, "Create", p, &reply);
+	if (r)
+		return r;
+	if (c->verbose)
+		err(c, "mounted %s on %s (mount ID %s)",
+		    json_object_get_string(json_object_object_get(reply.parameters, "fsType")),
+		    target,
+		    json_object_get_string(json_object_object_get(reply.parameters, "mountId")));
+	out = json_object_new_object();
+	if (out) {
+		json_object *v;
+
+		json_object_object_add(
+			out, "uniq-id",
+			json_object_get(json_object_object_get(reply.parameters, "mountId")));
+		json_object_object_add(out, "target", json_object_new_string(target));
+		json_object_object_add(out, "source",
+				       a->image ? NULL : json_object_new_string(source));
+		json_object_object_add(
+			out, "fstype",
+			json_object_get(json_object_object_get(reply.parameters, "fsType")));
+		if (json_object_object_get_ex(reply.parameters, "loopDevice", &v) && v)
+			json_object_object_add(out, "loop-device", json_object_get(v));
+		json_object_object_add(out, "messages", messages_of(reply.parameters));
+	}
+	print_done(c, out);
+	return 0;
+}
+
+/* ---- bind --------------------------------------------------------------------- */
+
+static int cmd_bind(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_(mount_options_done) MountOptions opts = {};
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL, *out = NULL;
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	int r, k;
+
+	(void)argc;
+	if (!p)
+		return EXIT_FAILED;
+	r = parse_options(c, a->options, OPTIONS_BIND, &opts);
+	if (r)
+		return r;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	/* The source is resolved in mountctl's own namespace: binding a host
+	 * directory into a container is the common case. */
+	json_object_object_add(p, "sourcePath", json_object_new_string(argv[0]));
+	json_object_object_add(p, "recursive", json_object_new_boolean(a->recursive != 0));
+	if (a->idmap) {
+		r = open_for_sending(c, a->idmap, O_RDONLY, "user namespace", &k);
+		if (r)
+			return r;
+		json_object_object_add(p, "idmapUserNamespaceFd", json_object_new_int(k));
+	}
+	if (opts.attributes)
+		json_object_object_add(p, "attributes", json_object_get(opts.attributes));
+	if (a->propagation || opts.propagation)
+		json_object_object_add(p, "propagation",
+				       json_object_new_string(a->propagation ?: opts.propagation));
+	json_object_object_add(p, "placement", placement_json(c, ns, argv[1], a));
+	r = call(c, "Bind", p, &reply);
+	if (r)
+		return r;
+	out = json_object_new_object();
+	if (out) {
+		json_object_object_add(
+			out, "uniq-id",
+			json_object_get(json_object_object_get(reply.parameters, "mountId")));
+		json_object_object_add(out, "target", json_object_new_string(argv[1]));
+		json_object_object_add(out, "source", json_object_new_string(argv[0]));
+	}
+	print_done(c, out);
+	return 0;
+}
+
+/* ---- remount, reconfigure, set -------------------------------------------- */
+
+static int reconfigure(Ctx *c, json_object *ns, const char *path, json_object *params,
+		       json_object **ret_messages)
+{
+	_cleanup_json_ json_object *p = json_object_new_object();
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	int r;
+
+	if (!p)
+		return EXIT_FAILED;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	json_object_object_add(p, "path", json_object_new_string(path));
+	json_object_object_add(p, "parameters", json_object_get(params));
+	r = call(c, "Reconfigure", p, &reply);
+	if (r)
+		return r;
+	*ret_messages = messages_of(reply.parameters);
+	return 0;
+}
+
+static int setattr(Ctx *c, json_object *ns, const char *path, const MountOptions *opts,
+		   const Args *a)
+{
+	_cleanup_json_ json_object *p = json_object_new_object();
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	int r, k;
+
+	if (!p)
+		return EXIT_FAILED;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	json_object_object_add(p, "path", json_object_new_string(path));
+	if (a->recursive == 1 || opts->recursive)
+		json_object_object_add(p, "recursive", json_object_new_boolean(true));
+	if (opts->attributes)
+		json_object_object_add(p, "attributes", json_object_get(opts->attributes));
+	if (a->propagation || opts->propagation)
+		json_object_object_add(p, "propagation",
+				       json_object_new_string(a->propagation ?: opts->propagation));
+	if (a->idmap) {
+		r = open_for_sending(c, a->idmap, O_RDONLY, "user namespace", &k);
+		if (r)
+			return r;
+		json_object_object_add(p, "idmapUserNamespaceFd", json_object_new_int(k));
+	}
+	return call(c, "SetAttributes", p, &reply);
+}
+
+static int cmd_remount(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_(mount_options_done) MountOptions opts = {};
+	_cleanup_json_ json_object *ns = NULL, *messages = NULL, *out = NULL;
+	bool reconf = streq(c->command, "reconfigure");
+	int r;
+
+	(void)argc;
+	if (!a->options) {
+		err(c, "nothing to change: give options with -o");
+		return EXIT_USAGE;
+	}
+	r = parse_options(c, a->options, reconf ? OPTIONS_RECONFIGURE : OPTIONS_REMOUNT, &opts);
+	if (r)
+		return r;
+	/* The superblock first: if the filesystem refuses, the mount's
+	 * attributes stay as they were.  Each call gets its own namespace
+	 * object, as an --ns fd travels with one message only. */
+	if (opts.parameters) {
+		if (namespace_json(c, &ns) < 0)
+			return EXIT_USAGE;
+		r = reconfigure(c, ns, argv[0], opts.parameters, &messages);
+		if (r)
+			return r;
+	}
+	if (opts.attributes) {
+		json_object_put(ns);
+		ns = NULL;
+		if (namespace_json(c, &ns) < 0)
+			return EXIT_USAGE;
+		r = setattr(c, ns, argv[0], &opts, &(Args){.recursive = -1});
+		if (r)
+			return r;
+	}
+	out = json_object_new_object();
+	if (out) {
+		json_object_object_add(out, "target", json_object_new_string(argv[0]));
+		json_object_object_add(out, "messages",
+				       messages ? json_object_get(messages)
+						: json_object_new_array());
+	}
+	print_done(c, out);
+	return 0;
+}
+
+static int cmd_set(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_(mount_options_done) MountOptions opts = {};
+	_cleanup_json_ json_object *ns = NULL;
+	int r;
+
+	(void)argc;
+	r = parse_options(c, a->options, OPTIONS_SET, &opts);
+	if (r)
+		return r;
+	if (!opts.attributes && !opts.propagation && !a->propagation && !a->idmap) {
+		err(c, "nothing to change: give -o ATTRIBUTES, --propagation or --idmap");
+		return EXIT_USAGE;
+	}
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	r = setattr(c, ns, argv[0], &opts, a);
+	if (r)
+		return r;
+	print_done(c, NULL);
+	return 0;
+}
+
+/* ---- move, umount ------------------------------------------------------- */
+
+static int cmd_move(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	int r;
+
+	(void)argc;
+	if (!p)
+		return EXIT_FAILED;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	json_object_object_add(p, "from", json_object_new_string(argv[0]));
+	json_object_object_add(p, "to", json_object_new_string(argv[1]));
+	if (a->create)
+		json_object_object_add(p, "create", json_object_new_string(a->create));
+	if (a->beneath)
+		json_object_object_add(p, "beneath", json_object_new_boolean(true));
+	r = call(c, "Move", p, &reply);
+	if (r)
+		return r;
+	print_done(c, NULL);
+	return 0;
+}
+
+static int cmd_umount(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	int r;
+
+	(void)argc;
+	if (!p)
+		return EXIT_FAILED;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	json_object_object_add(p, "path", json_object_new_string(argv[0]));
+	if (a->lazy)
+		json_object_object_add(p, "detach", json_object_new_boolean(true));
+	if (a->force)
+		json_object_object_add(p, "force", json_object_new_boolean(true));
+	r = call(c, "Unmount", p, &reply);
+	if (r)
+		return r;
+	print_done(c, NULL);
+	return 0;
+}
+
+/* ---- info ----------------------------------------------------------------- */
+
+typedef enum InstanceKind {
+	ONE,
+	N,  /* Nth instances */
+	NM, /* Nth instances, each with Mth */
+} InstanceKind;
+
+static const struct {
+	const char *name;
+	InstanceKind kind;
+} info_attributes[] = {
+	{"statfs", ONE},	 {"fsinfo", ONE},    {"ids", ONE},
+	{"limits", ONE},	 {"supports", ONE},  {"capabilities", ONE},
+	{"timestamp_info", ONE}, {"volume_id", ONE}, {"volume_uuid", ONE},
+	{"volume_name", ONE},	 {"cell_name", ONE}, {"domain_name", ONE},
+	{"realm_name", ONE},	 {"server_name", N}, {"server_address", NM},
+	{"parameter", N},	 {"source", N},	     {"name_encoding", ONE},
+	{"name_codepage", ONE},	 {"io_size", ONE},
+};
+
+/* Enough for any real filesystem; stops a misbehaving daemon looping us. */
+#define INFO_INSTANCES_MAX 1024
+
+typedef enum InfoOutcome {
+	INFO_OK,
+	INFO_NONE,	  /* no such instance (ENODATA) */
+	INFO_UNSUPPORTED, /* NotSupported, or EOPNOTSUPP from the filesystem */
+	INFO_ERROR,	  /* any other error reply */
+} InfoOutcome;
+
+typedef struct InfoRun {
+	Ctx *c;
+	const char *path;
+	bool no_fallback;
+	json_object *json; /* array of results with --json */
+	bool explicit_attr;
+	int failed;
+} InfoRun;
+
+static const char *errno_name_of(const MountdReply *reply)
+{
+	json_object *v;
+
+	if (reply->parameters && json_object_object_get_ex(reply->parameters, "errnoName", &v) &&
+	    json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return NULL;
+}
+
+/* Ask one instance; prints it (or why not) unless it does not exist.
+ * Returns an exit code (the transport's) or 0 with *ret the outcome. */
+static int info_one(InfoRun *run, const char *attr, int nth, int mth, bool show_n, bool show_m,
+		    InfoOutcome *ret)
+{
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	Ctx *c = run->c;
+	int r;
+
+	if (!p)
+		return EXIT_FAILED;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	json_object_object_add(p, "path", json_object_new_string(run->path));
+	json_object_object_add(p, "attribute", json_object_new_string(attr));
+	if (nth > 0)
+		json_object_object_add(p, "nth", json_object_new_int(nth));
+	if (mth > 0)
+		json_object_object_add(p, "mth", json_object_new_int(mth));
+	if (run->no_fallback)
+		json_object_object_add(p, "noFallback", json_object_new_boolean(true));
+	r = call_raw(c, "Info", p, &reply);
+	if (r)
+		return r;
+
+	if (!reply.error) {
+		*ret = INFO_OK;
+		if (run->json) {
+			json_object *o = output_info_json(attr, show_n ? nth : -1,
+							  show_m ? mth : -1, reply.parameters);
+			if (o)
+				json_object_array_add(run->json, o);
+		} else
+			output_info_text(stdout, attr, show_n ? nth : -1, show_m ? mth : -1,
+					 reply.parameters);
+		return 0;
+	}
+
+	const char *en = errno_name_of(&reply);
+	bool mount_failed = streq(reply.error, MOUNTD_INTERFACE ".MountFailed");
+
+	if (mount_failed && streq_ptr(en, "ENODATA"))
+		*ret = INFO_NONE;
+	else if (streq(reply.error, MOUNTD_INTERFACE ".NotSupported") ||
+		 (mount_failed && streq_ptr(en, "EOPNOTSUPP")))
+		*ret = INFO_UNSUPPORTED;
+	else
+		*ret = INFO_ERROR;
+	/* A missing later instance is just the end of the enumeration. */
+	if (*ret == INFO_NONE && (nth > 0 || mth > 0))
+		return 0;
+	if (*ret == INFO_ERROR || run->explicit_attr) {
+		_cleanup_free_ char *line = mountd_reply_error_string(&reply);
+
+		err(c, "%s %s: %s", run->path, attr, line ?: reply.error);
+		run->failed = EXIT_FAILED;
+	}
+	if (run->json) {
+		json_object *o = json_object_new_object();
+
+		if (o) {
+			json_object_object_add(o, "attribute", json_object_new_string(attr));
+			json_object_object_add(o, "error", json_object_new_string(reply.error));
+			json_object_object_add(o, "parameters", json_object_get(reply.parameters));
+			json_object_array_add(run->json, o);
+		}
+	} else if (!run->explicit_attr && *ret != INFO_ERROR)
+		printf("%s: %s\n", attr, *ret == INFO_NONE ? "none" : "not supported");
+	return 0;
+}
+
+static int info_attribute(InfoRun *run, const char *attr, InstanceKind kind, int nth, int mth)
+{
+	InfoOutcome o;
+	int r;
+
+	if (nth >= 0 || kind == ONE)
+		return info_one(run, attr, MAX(nth, 0), MAX(mth, 0), kind != ONE,
+				kind == NM && mth >= 0, &o);
+	for (int n = 0; n < INFO_INSTANCES_MAX; n++) {
+		if (kind == N) {
+			r = info_one(run, attr, n, 0, true, false, &o);
+			if (r || o != INFO_OK)
+				return r;
+			continue;
+		}
+		for (int m = 0; m < INFO_INSTANCES_MAX; m++) {
+			r = info_one(run, attr, n, m, true, true, &o);
+			if (r)
+				return r;
+			if (o != INFO_OK) {
+				if (m == 0)
+					return 0; /* no Nth instance at all */
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static int cmd_info(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_json_ json_object *json = c->json ? json_object_new_array() : NULL;
+	InfoRun run = {.c = c,
+		       .path = argv[0],
+		       .no_fallback = a->no_fallback,
+		       .json = json,
+		       .explicit_attr = argc > 1};
+	int r;
+
+	if (a->mth >= 0 && a->nth < 0)
+		a->nth = 0;
+	if (argc == 1) {
+		if (a->nth >= 0) {
+			err(c, "--nth and --mth need an attribute name");
+			return EXIT_USAGE;
+		}
+		for (size_t i = 0; i < ELEMENTSOF(info_attributes); i++) {
+			r = info_attribute(&run, info_attributes[i].name, info_attributes[i].kind,
+					   -1, -1);
+			if (r)
+				return r;
+			/* statfs always answers (it has a fallback); when it
+			 * fails the path is the problem: say it once. */
+			if (i == 0 && run.failed)
+				return run.failed;
+		}
+	}
+	for (int i = 1; i < argc; i++) {
+		InstanceKind kind = NM;
+
+		for (size_t k = 0; k < ELEMENTSOF(info_attributes); k++)
+			if (streq(argv[i], info_attributes[k].name))
+				kind = info_attributes[k].kind;
+		/* An unknown name goes to mountd as is: it may know better. */
+		r = info_attribute(&run, argv[i], kind, a->nth, a->mth);
+		if (r)
+			return r;
+	}
+	if (json) {
+		_cleanup_json_ json_object *o = json_object_new_object();
+
+		if (o) {
+			json_object_object_add(o, "path", json_object_new_string(argv[0]));
+			json_object_object_add(o, "attributes", json_object_get(json));
+			output_json(stdout, o);
+		}
+	}
+	return run.failed;
+}
+
+/* ---- list, watch --------------------------------------------------------- */
+
+static int cmd_list(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	json_object *mounts = NULL;
+	int r;
+
+	(void)argc;
+	(void)argv;
+	if (!p)
+		return EXIT_FAILED;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	r = call(c, "List", p, &reply);
+	if (r)
+		return r;
+	json_object_object_get_ex(reply.parameters, "mounts", &mounts);
+	r = output_list(stdout, mounts, a->table ? LIST_TABLE : LIST_TREE, c->json);
+	if (r < 0) {
+		err(c, "cannot format the reply: %s", strerror(-r));
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+typedef struct WatchState {
+	Ctx *c;
+	long events, seen;
+	int failed;
+} WatchState;
+
+static int watch_reply(MountdClient *client, MountdReply *reply, void *userdata)
+{
+	WatchState *w = userdata;
+	json_object *ev = NULL;
+
+	(void)client;
+	if (reply->error) {
+		print_error(w->c, reply, NULL);
+		w->failed = EXIT_FAILED;
+		return 1;
+	}
+	output_watch_event(stdout, reply->parameters, w->c->json);
+	json_object_object_get_ex(reply->parameters, "event", &ev);
+	if (ev && !streq(json_object_get_string(ev), "ready") &&
+	    !streq(json_object_get_string(ev), "gone") && w->events > 0 && ++w->seen >= w->events)
+		return 1;
+	return 0;
+}
+
+static int cmd_watch(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	WatchState w = {.c = c, .events = a->events};
+	int r;
+
+	(void)argc;
+	(void)argv;
+	if (!p)
+		return EXIT_FAILED;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	r = connect_daemon(c);
+	if (r)
+		return r;
+	/* Events come when they come: --timeout only when asked for. */
+	mountd_client_set_timeout(c->client, c->timeout_set ? c->timeout_usec : 0);
+	verbose_call(c, "Watch", p);
+	r = mountd_client_call_more(c->client, "Watch", p, c->fds, c->n_fds, watch_reply, &w);
+	drop_fds(c);
+	if (r < 0) {
+		err(c, "no answer from mountd: %s",
+		    r == -ECONNRESET ? "connection closed" : strerror(-r));
+		return EXIT_UNREACHABLE;
+	}
+	return w.failed;
+}
+
+/* ---- apply ---------------------------------------------------------------- */
+
+static int cmd_apply(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_(apply_script_done) ApplyScript script = {};
+	_cleanup_fclose_ FILE *owned = NULL;
+	const char *file = argc > 0 ? argv[0] : "-";
+	const char *name = streq(file, "-") ? "<stdin>" : file;
+	FILE *in = stdin;
+	int r;
+
+	if (!streq(file, "-")) {
+		owned = fopen(file, "re");
+		if (!owned) {
+			err(c, "cannot open %s: %m", file);
+			return EXIT_USAGE;
+		}
+		in = owned;
+	}
+	r = apply_parse(in, name, stderr, &script);
+	if (r == -ENOMEM) {
+		err(c, "out of memory");
+		return EXIT_FAILED;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+
+	for (size_t i = 0; i < script.n_ops; i++) {
+		const ApplyOp *op = &script.ops[i];
+		_cleanup_json_ json_object *ns = NULL, *params = NULL;
+		_cleanup_(mountd_reply_done) MountdReply reply = {};
+		_cleanup_free_ char *why = NULL;
+		const char *method;
+		unsigned line;
+
+		if (namespace_json(c, &ns) < 0)
+			return EXIT_USAGE;
+		r = apply_op_to_call(op, ns, &method, &params, &line, &why);
+		if (r < 0) {
+			fprintf(stderr, "%s:%u: %s\n", name, line, why ?: strerror(-r));
+			drop_fds(c);
+			return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+		}
+		if (a->dry_run) {
+			_cleanup_json_ json_object *o = json_object_new_object();
+
+			drop_fds(c);
+			if (!o)
+				return EXIT_FAILED;
+			json_object_object_add(o, "line", json_object_new_int((int)op->line));
+			json_object_object_add(o, "method", json_object_new_string(method));
+			json_object_object_add(o, "parameters", json_object_get(params));
+			printf("%s\n", json_object_to_json_string_ext(
+					       o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_SPACED |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+			continue;
+		}
+		r = call_raw(c, method, params, &reply);
+		if (r)
+			return r;
+		if (reply.error) {
+			_cleanup_free_ char *where = NULL;
+			json_object *step = NULL;
+
+			json_object_object_get_ex(reply.parameters, "step", &step);
+			line = apply_op_line_of_step(op,
+						     step ? json_object_get_string(step) : NULL);
+			if (asprintf(&where, "%s:%u", name, line) < 0)
+				where = NULL;
+			print_error(c, &reply, where);
+			return EXIT_FAILED;
+		}
+		output_messages(stderr, "mountctl: ", reply.parameters, c->verbose);
+		if (c->verbose)
+			fprintf(stderr, "%s:%u: done\n", name, op->line);
+	}
+	return 0;
+}
+
+/* ---- hidden test paths: the formatters without a daemon ---------------------- */
+
+static int cmd_format(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_json_ json_object *in = NULL;
+	_cleanup_free_ char *text = NULL;
+	const char *kind = argv[0];
+	size_t size = 0;
+	int r = 0;
+
+	(void)a;
+	if (streq(kind, "options")) {
+		/* __format options MODE LIST */
+		static const char *const modes[] = {"mount", "bind", "remount", "set",
+						    "reconfigure"};
+		_cleanup_(mount_options_done) MountOptions opts = {};
+		_cleanup_json_ json_object *o = json_object_new_object();
+		size_t m;
+
+		if (argc != 3)
+			return EXIT_USAGE;
+		for (m = 0; m < ELEMENTSOF(modes) && !streq(modes[m], argv[1]); m++)
+			;
+		if (m == ELEMENTSOF(modes) || !o)
+			return EXIT_USAGE;
+		r = parse_options(c, argv[2], (OptionsMode)m, &opts);
+		if (r)
+			return r;
+		json_object_object_add(o, "parameters", json_object_get(opts.parameters));
+		json_object_object_add(o, "attributes", json_object_get(opts.attributes));
+		json_object_object_add(o, "propagation",
+				       opts.propagation ? json_object_new_string(opts.propagation)
+							: NULL);
+		json_object_object_add(o, "recursive", json_object_new_boolean(opts.recursive));
+		output_json(stdout, o);
+		return 0;
+	}
+
+	/* Every other kind reads one reply (or a list of them) from stdin. */
+	{
+		_cleanup_fclose_ FILE *m = open_memstream(&text, &size);
+		char buf[4096];
+		size_t n;
+
+		if (!m)
+			return EXIT_FAILED;
+		while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+			fwrite(buf, 1, n, m);
+	}
+	in = json_tokener_parse(text ?: "");
+	if (!in) {
+		err(c, "stdin is not JSON");
+		return EXIT_USAGE;
+	}
+	if (streq(kind, "list") || streq(kind, "table"))
+		r = output_list(stdout, json_object_object_get(in, "mounts"),
+				streq(kind, "list") ? LIST_TREE : LIST_TABLE, c->json);
+	else if (streq(kind, "info")) {
+		/* __format info ATTR NTH MTH (-1: not shown) */
+		long nth, mth;
+		if (argc != 4 || parse_int(argv[2], -1, INT_MAX, &nth) ||
+		    parse_int(argv[3], -1, INT_MAX, &mth))
+			return EXIT_USAGE;
+		if (c->json) {
+			_cleanup_json_ json_object *o =
+				output_info_json(argv[1], (int)nth, (int)mth, in);
+			if (o)
+				output_json(stdout, o);
+		} else
+			r = output_info_text(stdout, argv[1], (int)nth, (int)mth, in);
+	} else if (streq(kind, "watch")) {
+		/* A JSON array of Watch replies. */
+		for (size_t i = 0; i < json_object_array_length(in); i++)
+			output_watch_event(stdout, json_object_array_get_idx(in, i), c->json);
+	} else if (streq(kind, "error")) {
+		/* {"error": NAME, "parameters": {...}} */
+		MountdReply reply = {.parameters = json_object_object_get(in, "parameters"),
+				     .error = (char *)json_object_get_string(
+					     json_object_object_get(in, "error"))};
+		_cleanup_free_ char *line = mountd_reply_error_string(&reply);
+
+		printf("%s\n", line ?: "(none)");
+		output_messages(stdout, "", reply.parameters, true);
+	} else
+		return EXIT_USAGE;
+	return r < 0 ? EXIT_FAILED : 0;
+}
+
+/* ---- the command table ----------------------------------------------------- */
+
+typedef struct Command {
+	const char *name;
+	const char *alias;
+	int (*run)(Ctx *c, Args *a, int argc, char **argv);
+	int min_args, max_args; /* max -1: any */
+	const char *shortopts;
+	const struct option *options;
+	const char *usage; /* "" for the hidden test paths */
+} Command;
+
+#define O(name, has, val)            \
+	{                            \
+		name, has, NULL, val \
+	}
+
+static const struct option mount_options[] = {
+	O("types", required_argument, 't'),
+	O("options", required_argument, 'o'),
+	O("exclusive", no_argument, OPT_EXCLUSIVE),
+	O("propagation", required_argument, OPT_PROPAGATION),
+	O("mkdir", optional_argument, OPT_MKDIR),
+	O("beneath", no_argument, OPT_BENEATH),
+	O("image", no_argument, OPT_IMAGE),
+	O("partition", required_argument, OPT_PARTITION),
+	O("partition-type", required_argument, OPT_PARTITION_TYPE),
+	{},
+};
+static const struct option bind_options[] = {
+	O("options", required_argument, 'o'),
+	O("recursive", no_argument, 'R'),
+	O("no-recursive", no_argument, OPT_NO_RECURSIVE),
+	O("idmap", required_argument, OPT_IDMAP),
+	O("propagation", required_argument, OPT_PROPAGATION),
+	O("mkdir", optional_argument, OPT_MKDIR),
+	O("beneath", no_argument, OPT_BENEATH),
+	{},
+};
+static const struct option remount_options[] = {
+	O("options", required_argument, 'o'),
+	{},
+};
+static const struct option set_options[] = {
+	O("options", required_argument, 'o'),
+	O("recursive", no_argument, 'R'),
+	O("propagation", required_argument, OPT_PROPAGATION),
+	O("idmap", required_argument, OPT_IDMAP),
+	{},
+};
+static const struct option move_options[] = {
+	O("mkdir", optional_argument, OPT_MKDIR),
+	O("beneath", no_argument, OPT_BENEATH),
+	{},
+};
+static const struct option umount_options[] = {
+	O("lazy", no_argument, 'l'),
+	O("force", no_argument, OPT_FORCE),
+	{},
+};
+static const struct option info_options[] = {
+	O("nth", required_argument, OPT_NTH),
+	O("mth", required_argument, OPT_MTH),
+	O("no-fallback", no_argument, OPT_NO_FALLBACK),
+	{},
+};
+static const struct option list_options[] = {
+	O("table", no_argument, OPT_TABLE),
+	O("list", no_argument, OPT_TABLE), /* findmnt's name for it */
+	{},
+};
+static const struct option watch_options[] = {
+	O("events", required_argument, OPT_EVENTS),
+	{},
+};
+static const struct option apply_options[] = {
+	O("dry-run", no_argument, 'n'),
+	{},
+};
+static const struct option no_options[] = {{}};
+
+static const Command commands[] = {
+	{"mount", NULL, cmd_mount, 2, 2, "t:o:", mount_options,
+	 "mount -t TYPE [-o OPTIONS] [--mkdir[=file]] [--beneath] [--exclusive]\n"
+	 "            [--propagation TYPE] SOURCE TARGET\n"
+	 "mount --image [-t TYPE] [-o OPTIONS] [--partition N | --partition-type UUID]\n"
+	 "            IMAGE TARGET\n"
+	 "  Create a filesystem (fsopen, fsconfig, fsmount) and attach it at TARGET.\n"
+	 "  -o takes mount(8) options: ro, nosuid, nodev, noexec, noatime, relatime,\n"
+	 "  strictatime, nodiratime, nosymfollow become mount attributes; shared,\n"
+	 "  private, slave, unbindable the propagation; the rest (size=1M, mode=755,\n"
+	 "  ...) are fsconfig() parameters of the filesystem."},
+	{"bind", NULL, cmd_bind, 2, 2, "o:R", bind_options,
+	 "bind [--recursive | --no-recursive] [--idmap USERNS] [-o ATTRIBUTES]\n"
+	 "            [--propagation TYPE] [--mkdir[=file]] SOURCE TARGET\n"
+	 "  Bind SOURCE (a path in mountctl's own namespace) to TARGET (in the\n"
+	 "  target namespace).  Recursive unless --no-recursive.  --idmap takes a\n"
+	 "  user namespace file (/proc/PID/ns/user) and makes an idmapped mount."},
+	{"remount", NULL, cmd_remount, 1, 1, "o:", remount_options,
+	 "remount -o OPTIONS PATH\n"
+	 "  Like mount -o remount: attribute words (ro, nosuid, ...) change the\n"
+	 "  mount (mount_setattr), the rest reconfigure the filesystem (fspick,\n"
+	 "  fsconfig, FSCONFIG_CMD_RECONFIGURE); ro/rw do both."},
+	{"reconfigure", NULL, cmd_remount, 1, 1, "o:", remount_options,
+	 "reconfigure -o PARAMETERS PATH\n"
+	 "  Reconfigure the filesystem at PATH: every word is an fsconfig()\n"
+	 "  parameter (\"ro\" makes the superblock read-only)."},
+	{"set", NULL, cmd_set, 1, 1, "o:R", set_options,
+	 "set [-o ATTRIBUTES] [--propagation TYPE] [--recursive] [--idmap USERNS] PATH\n"
+	 "  Change the mount's attributes: ro/rw, nosuid/suid, nodev/dev,\n"
+	 "  noexec/exec, noatime/relatime/strictatime, nodiratime/diratime,\n"
+	 "  nosymfollow/symfollow; and its propagation (also as -o shared, rslave...)."},
+	{"move", NULL, cmd_move, 2, 2, "", move_options,
+	 "move [--mkdir[=file]] [--beneath] FROM TO\n"
+	 "  Move the mount at FROM to TO (move_mount)."},
+	{"umount", "unmount", cmd_umount, 1, 1, "l", umount_options,
+	 "umount [--lazy] [--force] PATH\n"
+	 "  Unmount the mount at PATH; --lazy detaches it now (MNT_DETACH)."},
+	{"info", NULL, cmd_info, 1, -1, "", info_options,
+	 "info [--nth N] [--mth M] [--no-fallback] PATH [ATTRIBUTE...]\n"
+	 "  fsinfo() attributes of the filesystem at PATH; all of them without\n"
+	 "  ATTRIBUTE.  Multi-valued ones (parameter, source, server_name,\n"
+	 "  server_address) are enumerated unless --nth/--mth pick an instance."},
+	{"list", NULL, cmd_list, 0, 0, "", list_options,
+	 "list [--table]\n"
+	 "  The mounts of the namespace as a tree (like findmnt), or a flat table."},
+	{"watch", NULL, cmd_watch, 0, 0, "", watch_options,
+	 "watch [--events N]\n"
+	 "  Print each change of the namespace's mount table as it happens; first\n"
+	 "  \"ready\" once watching.  Ends when the namespace goes away (\"gone\"),\n"
+	 "  or after N changes."},
+	{"apply", NULL, cmd_apply, 0, 1, "n", apply_options,
+	 "apply [--dry-run] [FILE]\n"
+	 "  Perform the mount-context lines of FILE (or stdin): t FSTYPE, s SOURCE,\n"
+	 "  o OPTION[=VALUE], m TARGET, then x create or x reconfigure.  Errors\n"
+	 "  point at their line.  --dry-run prints the calls instead."},
+	{"__format", NULL, cmd_format, 1, 4, "", no_options, ""},
+};
+
+static void usage_overview(FILE *f)
+{
+	fputs("Usage: mountctl [OPTIONS] COMMAND [ARGS...]\n\n"
+	      "Manage mounts through mountd (io.mountd.Mount).\n\nCommands:\n",
+	      f);
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (*commands[i].usage) {
+			const char *u = commands[i].usage, *nl = strchr(u, '\n');
+			fprintf(f, "  %.*s\n", (int)(nl ? nl - u : (long)strlen(u)), u);
+		}
+	fputs("\nOptions (every command):\n"
+	      "  -p, --pid PID     act in the mount namespace of process PID\n"
+	      "      --pidfd FD    ... of the process of the inherited pidfd FD\n"
+	      "  -N, --ns PATH     ... of the namespace file PATH (/proc/PID/ns/mnt)\n"
+	      "  -j, --json        print results as JSON\n"
+	      "  -v, --verbose     show the calls and every kernel message\n"
+	      "      --socket PATH mountd's socket (default $MOUNTD_SOCKET or\n"
+	      "                    " MOUNTD_SOCKET_DEFAULT ")\n"
+	      "      --timeout SEC give up waiting for mountd after SEC seconds\n"
+	      "  -h, --help        this help; COMMAND --help for a command's\n\n"
+	      "Exit status: 0 success, 1 the operation failed, 2 usage error,\n"
+	      "3 mountd unreachable.  See mountctl(1).\n",
+	      f);
+}
+
+static int common_option(Ctx *c, int opt, const char *arg)
+{
+	long v;
+
+	switch (opt) {
+	case 'j':
+		c->json = true;
+		return 0;
+	case 'v':
+		c->verbose = true;
+		return 0;
+	case OPT_SOCKET:
+		c->socket = arg;
+		return 0;
+	case OPT_TIMEOUT: {
+		char *end;
+		double s;
+
+		errno = 0;
+		s = strtod(arg, &end);
+		if (errno || end == arg || *end || s < 0 || s > 1e6) {
+			err(c, "invalid --timeout: %s", arg);
+			return EXIT_USAGE;
+		}
+		c->timeout_usec = (uint64_t)(s * 1e6);
+		c->timeout_set = true;
+		return 0;
+	}
+	case 'p':
+		if (parse_int(arg, 1, INT32_MAX, &v)) {
+			err(c, "invalid --pid: %s", arg);
+			return EXIT_USAGE;
+		}
+		c->ns_pid = (int)v;
+		break;
+	case OPT_PIDFD:
+		if (parse_int(arg, 0, INT32_MAX, &v) || fcntl((int)v, F_GETFD) < 0) {
+			err(c, "--pidfd %s: not an open file descriptor", arg);
+			return EXIT_USAGE;
+		}
+		c->ns_pidfd = (int)v;
+		break;
+	case 'N':
+		c->ns_path = arg;
+		break;
+	default:
+		return -1; /* not a common option */
+	}
+	if (!!c->ns_pid + (c->ns_pidfd >= 0) + !!c->ns_path > 1) {
+		err(c, "--pid, --pidfd and --ns name the same thing: give one");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int command_option(Ctx *c, Args *a, int opt, const char *arg)
+{
+	static const char *const propagations[] = {"private", "shared", "slave", "unbindable"};
+	long v;
+
+	switch (opt) {
+	case 't':
+		a->fstype = arg;
+		break;
+	case 'o': {
+		/* -o may repeat, as with mount(8). */
+		char *s = NULL;
+		if (asprintf(&s, "%s%s%s", a->options ?: "", a->options ? "," : "", arg) < 0)
+			return EXIT_FAILED;
+		free(a->options);
+		a->options = s;
+		break;
+	}
+	case OPT_EXCLUSIVE:
+		a->exclusive = true;
+		break;
+	case OPT_PROPAGATION:
+		a->propagation = NULL;
+		for (size_t i = 0; i < ELEMENTSOF(propagations); i++)
+			if (streq(arg, propagations[i]))
+				a->propagation = propagations[i];
+		if (!a->propagation) {
+			err(c, "--propagation: expected private, shared, slave or unbindable");
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_MKDIR:
+		if (arg && !streq(arg, "directory") && !streq(arg, "file")) {
+			err(c, "--mkdir: expected nothing, =directory or =file");
+			return EXIT_USAGE;
+		}
+		a->create = arg && streq(arg, "file") ? "file" : "directory";
+		break;
+	case OPT_BENEATH:
+		a->beneath = true;
+		break;
+	case OPT_IMAGE:
+		a->image = true;
+		break;
+	case OPT_PARTITION:
+		if (parse_int(arg, 1, 65535, &v)) {
+			err(c, "invalid --partition: %s", arg);
+			return EXIT_USAGE;
+		}
+		a->partition = (int)v;
+		break;
+	case OPT_PARTITION_TYPE:
+		a->image_partition_type = arg;
+		break;
+	case 'R':
+		a->recursive = 1;
+		break;
+	case OPT_NO_RECURSIVE:
+		a->recursive = 0;
+		break;
+	case OPT_IDMAP:
+		a->idmap = arg;
+		break;
+	case 'l':
+		a->lazy = true;
+		break;
+	case OPT_FORCE:
+		a->force = true;
+		break;
+	case OPT_TABLE:
+		a->table = true;
+		break;
+	case OPT_NTH:
+	case OPT_MTH:
+		if (parse_int(arg, 0, INT32_MAX, &v)) {
+			err(c, "invalid --%s: %s", opt == OPT_NTH ? "nth" : "mth", arg);
+			return EXIT_USAGE;
+		}
+		*(opt == OPT_NTH ? &a->nth : &a->mth) = (int)v;
+		break;
+	case OPT_NO_FALLBACK:
+		a->no_fallback = true;
+		break;
+	case OPT_EVENTS:
+		if (parse_int(arg, 1, LONG_MAX, &a->events)) {
+			err(c, "invalid --events: %s", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'n':
+		a->dry_run = true;
+		break;
+	default:
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* getopt_long over the command's options plus the common ones. */
+static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
+{
+	struct option opts[64];
+	char shortopts[64];
+	size_t n = 0;
+	Args a = {.recursive = -1, .nth = -1, .mth = -1};
+	int opt, r;
+
+	for (const struct option *o = cmd->options; o->name; o++)
+		opts[n++] = *o;
+	for (const struct option *o = common_options; o->name; o++)
+		opts[n++] = *o;
+	opts[n] = (struct option){};
+	/* Options may follow the arguments, as with mount(8); "--" ends them. */
+	snprintf(shortopts, sizeof(shortopts), "%s%s", cmd->shortopts, COMMON_SHORT);
+
+	optind = 0; /* reinitialise getopt for the subcommand's argv */
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) >= 0) {
+		if (opt == 'h') {
+			printf("Usage: mountctl [OPTIONS] %s\n", cmd->usage);
+			fputs("Run \"mountctl --help\" for the options every command takes.\n",
+			      stdout);
+			free(a.options);
+			return 0;
+		}
+		if (opt == '?') {
+			free(a.options);
+			return EXIT_USAGE;
+		}
+		r = common_option(c, opt, optarg);
+		if (r < 0)
+			r = command_option(c, &a, opt, optarg);
+		if (r) {
+			free(a.options);
+			return r;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < cmd->min_args || (cmd->max_args >= 0 && argc > cmd->max_args)) {
+		const char *desc = strstr(cmd->usage, "\n  ");
+
+		err(c, "%s arguments; usage: mountctl %.*s\n(see mountctl %s --help)",
+		    argc < cmd->min_args ? "missing" : "too many",
+		    (int)(desc ? desc - cmd->usage : (long)strlen(cmd->usage)), cmd->usage,
+		    cmd->name);
+		free(a.options);
+		return EXIT_USAGE;
+	}
+	r = cmd->run(c, &a, argc, argv);
+	free(a.options);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	_cleanup_(ctx_done) Ctx c = {.ns_pidfd = -1};
+	const char *cs;
+	int opt, r;
+
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	output_set_ascii(!cs || !streq(cs, "UTF-8"));
+	/* A reader of our output that goes away is not an error worth a
+	 * signal death in the middle of a mount. */
+	signal(SIGPIPE, SIG_IGN);
+
+	while ((opt = getopt_long(argc, argv, "+" COMMON_SHORT, common_options, NULL)) >= 0) {
+		if (opt == 'h') {
+			usage_overview(stdout);
+			return 0;
+		}
+		if (opt == '?')
+			return EXIT_USAGE;
+		r = common_option(&c, opt, optarg);
+		if (r)
+			return r;
+	}
+	if (optind >= argc) {
+		usage_overview(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(argv[optind], commands[i].name) ||
+		    streq_ptr(argv[optind], commands[i].alias)) {
+			c.command = commands[i].name;
+			/* The subcommand parses from its own name on. */
+			return run_command(&c, &commands[i], argc - optind, argv + optind);
+		}
+	fprintf(stderr, "mountctl: unknown command \"%s\"; see mountctl --help\n", argv[optind]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * mountctl internals shared between its files.  The option splitter, the
+ * output formatters and the apply parser are pure functions over JSON and
+ * text, so the host unit tests drive them without a daemon.
+ */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+/* Exit codes (documented in mountctl(1)). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,      /* mountd refused or the operation failed */
+	EXIT_USAGE = 2,	      /* bad command line or input file */
+	EXIT_UNREACHABLE = 3, /* no connection to mountd, or it broke */
+};
+
+/* ---- mount options (mountctl-options.c) ---- */
+
+/* How -o words are sorted, by the command that takes them. */
+typedef enum OptionsMode {
+	OPTIONS_MOUNT,	     /* new fs: attributes set, the rest fsconfig() */
+	OPTIONS_BIND,	     /* attributes and propagation only */
+	OPTIONS_REMOUNT,     /* attributes set/cleared, the rest reconfigure */
+	OPTIONS_SET,	     /* attributes set/cleared and propagation only */
+	OPTIONS_RECONFIGURE, /* every word is an fsconfig() parameter */
+} OptionsMode;
+
+typedef struct MountOptions {
+	json_object *parameters; /* []Parameter, NULL while empty */
+	json_object *attributes; /* Attributes, NULL while empty */
+	const char *propagation; /* private/shared/slave/unbindable or NULL */
+	bool recursive;		 /* an r-variant (rshared, ...) was given */
+} MountOptions;
+
+void mount_options_done(MountOptions *o);
+/* Add one option ("size=1M", "ro", "context=\"a,b\"" is not split here).
+ * On failure *ret_error (static text or NULL) says why. */
+int mount_options_add(MountOptions *o, OptionsMode mode, const char *option,
+		      const char **ret_error);
+/* Split a mount(8)-style comma list (double quotes protect commas) and add
+ * each option.  *ret_bad gets a malloc()ed copy of the offending option. */
+int mount_options_parse(MountOptions *o, OptionsMode mode, const char *list, char **ret_bad,
+			const char **ret_error);
+
+/* ---- output (mountctl-output.c) ---- */
+
+typedef enum ListStyle {
+	LIST_TREE,
+	LIST_TABLE,
+} ListStyle;
+
+/* Line-drawing characters: UTF-8 or ASCII (chosen from the locale). */
+void output_set_ascii(bool ascii);
+
+/* A MountEntry in mountctl's JSON form (findmnt's key names). */
+json_object *output_mount_entry_json(json_object *entry);
+/* mounts: the List reply's array. */
+int output_list(FILE *f, json_object *mounts, ListStyle style, bool json);
+/* One Info reply as "name value" lines under a header. */
+int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_object *reply);
+/* The Info reply in mountctl's JSON form: {attribute, nth, mth, source,
+ * values: {name: value}}. */
+json_object *output_info_json(const char *attribute, int nth, int mth, json_object *reply);
+/* One Watch reply: a line of text or of JSON. */
+int output_watch_event(FILE *f, json_object *reply, bool json);
+/* Kernel messages of a reply, one per line, "STEP: LEVEL: TEXT"; only e
+ * and w levels unless all. */
+void output_messages(FILE *f, const char *prefix, json_object *params, bool all);
+/* Print a JSON value, pretty, followed by a newline. */
+void output_json(FILE *f, json_object *o);
+
+/* ---- apply (mountctl-apply.c) ---- */
+
+typedef enum ApplyAction {
+	APPLY_CREATE,
+	APPLY_RECONFIGURE,
+} ApplyAction;
+
+/* The line each part of an operation came from, so that a failure can point
+ * at it. */
+typedef struct ApplyOption {
+	char *text;
+	unsigned line;
+} ApplyOption;
+
+typedef struct ApplyOp {
+	ApplyAction action;
+	unsigned line; /* of the "x" line */
+	char *fstype;
+	unsigned fstype_line;
+	char *source;
+	unsigned source_line;
+	char *target;
+	unsigned target_line;
+	ApplyOption *options;
+	size_t n_options;
+} ApplyOp;
+
+typedef struct ApplyScript {
+	ApplyOp *ops;
+	size_t n_ops;
+} ApplyScript;
+
+void apply_script_done(ApplyScript *s);
+/* Parse the line protocol.  Every syntax error is printed to err as
+ * "NAME:LINE: message"; returns -EINVAL if there was any. */
+int apply_parse(FILE *in, const char *name, FILE *err, ApplyScript *ret);
+/* The varlink method and parameters an operation turns into; namespace
+ * (may be NULL) is added where the method takes one.  On a bad option
+ * *ret_line and *ret_error say where and why. */
+int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char **ret_method,
+		     json_object **ret_params, unsigned *ret_line, char **ret_error);
+/* The line a failure of step (MountFailed.step) points at. */
+unsigned apply_op_line_of_step(const ApplyOp *op, const char *step);

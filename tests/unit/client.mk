@@ -1,0 +1,11 @@
+# tests/unit/client.mk — host tests of libmountd-client and mountctl.
+
+# the varlink client library against a scripted peer
+UNIT_TESTS += $(B)/tests/unit/test-libmountd-client
+$(B)/tests/unit/test-libmountd-client: $(B)/tests/unit/test-libmountd-client.o \
+		$(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# mountctl's output, option splitting and apply parser on canned replies
+UNIT_TESTS += tests/unit/test-mountctl-golden.sh
+tests/unit/test-mountctl-golden.sh: $(B)/mountctl
