@@ -226,8 +226,9 @@ int apply_parse(FILE *in, const char *name, FILE *err, ApplyScript *ret)
 	return 0;
 }
 
-int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char **ret_method,
-		     json_object **ret_params, unsigned *ret_line, char **ret_error)
+int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char *create,
+		     const char **ret_method, json_object **ret_params, unsigned *ret_line,
+		     char **ret_error)
 {
 	_cleanup_(mount_options_done) MountOptions opts = {};
 	_cleanup_json_ json_object *p = json_object_new_object();
@@ -268,6 +269,8 @@ int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char **ret
 		if (namespace)
 			json_object_object_add(placement, "namespace", json_object_get(namespace));
 		json_object_object_add(placement, "path", json_object_new_string(op->target));
+		if (create)
+			json_object_object_add(placement, "create", json_object_new_string(create));
 		json_object_object_add(p, "placement", placement);
 		*ret_method = "Create";
 	} else {

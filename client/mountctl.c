@@ -974,7 +974,7 @@ static int cmd_apply(Ctx *c, Args *a, int argc, char **argv)
 
 		if (namespace_json(c, &ns) < 0)
 			return EXIT_USAGE;
-		r = apply_op_to_call(op, ns, &method, &params, &line, &why);
+		r = apply_op_to_call(op, ns, a->create, &method, &params, &line, &why);
 		if (r < 0) {
 			fprintf(stderr, "%s:%u: %s\n", name, line, why ?: strerror(-r));
 			drop_fds(c);
@@ -1181,6 +1181,7 @@ static const struct option watch_options[] = {
 };
 static const struct option apply_options[] = {
 	O("dry-run", no_argument, 'n'),
+	O("mkdir", optional_argument, OPT_MKDIR),
 	{},
 };
 static const struct option no_options[] = {{}};

@@ -112,9 +112,11 @@ void apply_script_done(ApplyScript *s);
  * "NAME:LINE: message"; returns -EINVAL if there was any. */
 int apply_parse(FILE *in, const char *name, FILE *err, ApplyScript *ret);
 /* The varlink method and parameters an operation turns into; namespace
- * (may be NULL) is added where the method takes one.  On a bad option
+ * (may be NULL) is added where the method takes one, create (NULL,
+ * "directory" or "file") to the placement of a create.  On a bad option
  * *ret_line and *ret_error say where and why. */
-int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char **ret_method,
-		     json_object **ret_params, unsigned *ret_line, char **ret_error);
+int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char *create,
+		     const char **ret_method, json_object **ret_params, unsigned *ret_line,
+		     char **ret_error);
 /* The line a failure of step (MountFailed.step) points at. */
 unsigned apply_op_line_of_step(const ApplyOp *op, const char *step);

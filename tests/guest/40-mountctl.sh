@@ -1,0 +1,248 @@
+#!/bin/bash
+# mountctl against the real mountd: every subcommand, namespaces named by
+# --pid/--pidfd/--ns, --json, apply, the error output people read, and the
+# README's examples as printed.  The whole test runs in a private mount
+# namespace with its own mountd (and a tmpfs on /run for its socket), so it
+# leaves nothing behind; tests/unit/test-mountctl-live.sh runs it on the host.
+set -u
+TOP=${MOUNTD_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${MOUNTD_BUILD:-$TOP/build}
+. "$TOP/tests/guest/lib.sh"
+
+if [ -z "${MOUNTCTL_TEST_INNER:-}" ]; then
+	MOUNTCTL_TEST_INNER=1 exec unshare -m --propagation private "$0" "$@"
+fi
+
+# The installed programs when there are any (the guest), else the build's.
+M=$(command -v mountctl || echo "$BUILD/mountctl")
+[ -x /usr/libexec/mountd ] && MOUNTD=/usr/libexec/mountd || MOUNTD=$BUILD/mountd
+[ -x "$BUILD/mountctl" ] && [ "${MOUNTCTL_USE_BUILD:-}" ] && M=$BUILD/mountctl
+export PATH="$(dirname "$M"):$PATH"
+export LC_ALL=C
+
+work=$(mktemp -d /tmp/mountctl-test.XXXXXX)
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /mnt
+mkdir -p /run/mountd
+MOUNTD_IDLE_SEC=0 "$MOUNTD" 2>"$work/mountd.log" &
+mountd=$!
+for _ in $(seq 100); do [ -S /run/mountd/io.mountd.Mount ] && break; sleep 0.1; done
+check "mountd is listening" test -S /run/mountd/io.mountd.Mount
+
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	kill "$mountd" 2>/dev/null
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+
+new_mntns() {
+	unshare -m --propagation private sleep infinity >/dev/null 2>&1 &
+	local pid=$!
+	for _ in $(seq 50); do
+		[ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] && break
+		sleep 0.1
+	done
+	echo $pid
+}
+
+# expect_fail NAME RC PATTERN CMD...: CMD exits with RC and prints PATTERN.
+expect_fail() {
+	local name=$1 rc=$2 pattern=$3
+	shift 3
+	check_output "$name" "$pattern" bash -c '"$@" 2>&1; r=$?; echo "exit $r"; [ $r = '"$rc"' ]' _ "$@"
+}
+opts() { findmnt -n -o OPTIONS "$1"; }
+json_ok() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)" "$@"; }
+
+# ---- mount -------------------------------------------------------------
+check "mount tmpfs with fs options and attributes" \
+	mountctl mount -t tmpfs -o size=1M,mode=0700,nosuid,nodev none /mnt/t --mkdir
+check_output "findmnt shows the fsconfig parameters" 'size=1024k,mode=700' opts /mnt/t
+check_output "findmnt shows the mount attributes" 'nosuid,nodev' opts /mnt/t
+expect_fail "a bad option value prints the kernel's message and MountFailed" 1 \
+	"fsconfig:size failed: EINVAL .*tmpfs: Bad value for 'size' \[io.mountd.Mount.MountFailed\]" \
+	mountctl mount -t tmpfs -o size=lots none /mnt/bad --mkdir
+expect_fail "an unknown option prints the kernel's message" 1 \
+	"tmpfs: Unknown parameter 'bogus'" mountctl mount -t tmpfs -o bogus none /mnt/bad
+expect_fail "an unknown filesystem type fails at fsopen" 1 \
+	"fsopen failed: ENODEV" mountctl mount -t nosuchfs none /mnt/bad
+check "--json mount gives the new mount's ID" \
+	bash -c 'mountctl --json mount -t tmpfs -o size=64k none /mnt/j --mkdir >'"$work"'/m.json'
+check "  ... with findmnt's keys" json_ok "$work/m.json" 'd["target"] == "/mnt/j" and d["fstype"] == "tmpfs" and d["uniq-id"] > 0'
+check_output "-v shows the call and the kernel's steps" 'io.mountd.Mount.Create' \
+	mountctl -v mount -t tmpfs -o size=64k none /mnt/v --mkdir
+check "mount -o ro makes the mount read-only" mountctl mount -t tmpfs -o ro none /mnt/ro --mkdir
+check_output "  ... findmnt says ro" '^ro' opts /mnt/ro
+
+# ---- list ---------------------------------------------------------------------
+check_output "list shows the tree with the new mount" '^[| `]*[|`]-/mnt/t +none +tmpfs' mountctl list
+check_output "list --table has ID and PARENT columns" '^ *ID +PARENT +TARGET' mountctl list --table
+check "list --json is findmnt-shaped" bash -c "mountctl --json list >$work/l.json"
+check "  ... /mnt/t is a child of /mnt" json_ok "$work/l.json" \
+	'any(c["target"] == "/mnt/t" for f in d["filesystems"] for m in [f] + f.get("children", []) for c in m.get("children", []))'
+
+# ---- info ----------------------------------------------------------------------
+mountctl info / >"$work/info" 2>&1
+rc=$?
+check "info / succeeds" test $rc = 0
+for a in statfs fsinfo ids limits supports capabilities timestamp_info volume_id volume_uuid \
+	volume_name cell_name domain_name realm_name server_name server_address parameter source \
+	name_encoding name_codepage io_size; do
+	check "info / shows $a" grep -qE "^$a(\[[0-9]+\])*( \(|: )" "$work/info"
+done
+# Our kernel answers with fsinfo(); the host test's kernel has none, and
+# mountd falls back (statfs, statmount).
+src=${MOUNTCTL_TEST_INFO_SOURCE:-fsinfo}
+check_output "info statfs comes from $src" "^statfs \\(($src)\\):" mountctl info / statfs
+check_output "info enumerates parameter instances" "^parameter\\[1\\] \\(($src)\\):" mountctl info /mnt/t parameter
+check_output "info --nth picks one instance" '^parameter\[0\]' mountctl info --nth 0 /mnt/t parameter
+check "info --json" bash -c "mountctl --json info /mnt/t statfs limits >$work/i.json"
+check "  ... has statfs values" json_ok "$work/i.json" 'd["attributes"][0]["values"]["f_blocks"] == 256 and d["attributes"][1]["attribute"] == "limits"'
+expect_fail "info on a missing path fails with the step" 1 "resolve.*ENOENT" mountctl info /mnt/nonexistent
+
+# ---- set, remount, reconfigure ---------------------------------------------------
+check "set -o ro,noexec" mountctl set -o ro,noexec /mnt/t
+check_output "  ... findmnt shows ro,noexec" '^ro,.*noexec' opts /mnt/t
+check "set -o rw,exec clears them" mountctl set -o rw,exec /mnt/t
+check_fails "  ... no more noexec" bash -c "opts /mnt/t | grep -q noexec"
+check "set --propagation shared" mountctl set --propagation shared /mnt/t
+check_output "  ... findmnt shows shared" 'shared' findmnt -n -o PROPAGATION /mnt/t
+check "set -o private (propagation as an option word)" mountctl set -o private /mnt/t
+check_output "  ... findmnt shows private" 'private' findmnt -n -o PROPAGATION /mnt/t
+expect_fail "set refuses filesystem options" 2 "not a mount attribute" mountctl set -o size=1M /mnt/t
+check "remount -o size=2M,nosuid" mountctl remount -o size=2M,nosuid /mnt/t
+check_output "  ... the superblock changed" 'size=2048k' opts /mnt/t
+check "reconfigure -o size=3M" mountctl reconfigure -o size=3M /mnt/t
+check_output "  ... the superblock changed" 'size=3072k' opts /mnt/t
+expect_fail "reconfigure with a bad value prints the kernel's message" 1 \
+	"Bad value for 'size'" mountctl reconfigure -o size=lots /mnt/t
+
+# ---- move, bind, umount ------------------------------------------------------
+check "move /mnt/t to /mnt/t2" mountctl move --mkdir /mnt/t /mnt/t2
+check "  ... it is there" findmnt /mnt/t2
+check_fails "  ... and not here" findmnt /mnt/t
+echo hello >/mnt/t2/file
+chmod 0755 /mnt/t2
+chown 1000:1000 /mnt/t2/file
+check "bind (recursive by default)" mountctl bind --mkdir /mnt/t2 /mnt/b
+check_output "  ... the content is visible" hello cat /mnt/b/file
+check "bind --no-recursive -o ro" mountctl bind --no-recursive -o ro --mkdir /mnt/t2 /mnt/bro
+check_output "  ... read-only" '^ro' opts /mnt/bro
+unshare -U --map-user=1000 --map-group=1000 sleep infinity &
+userns=$!
+pids+=("$userns")
+sleep 0.3
+check "bind --idmap with a user namespace" mountctl bind --idmap /proc/$userns/ns/user --mkdir /mnt/t2 /mnt/idm
+# The namespace maps its uid 1000 to our 0: a file of on-disk 1000 shows as 0.
+check_output "  ... a file shows its owner through the mapping" '^0$' stat -c %u /mnt/idm/file
+check_output "  ... and not so without it" '^1000$' stat -c %u /mnt/t2/file
+check "umount" mountctl umount /mnt/b
+check_fails "  ... gone" findmnt /mnt/b
+check "unmount (alias) --lazy" mountctl unmount --lazy /mnt/bro
+mkdir -p /mnt/plain
+expect_fail "umount of something that is not a mount point" 1 "umount failed: EINVAL" mountctl umount /mnt/plain
+
+# ---- other namespaces ----------------------------------------------------------
+ns=$(new_mntns)
+pids+=("$ns")
+check "--pid: mount into another namespace" mountctl --pid "$ns" mount -t tmpfs --mkdir none /mnt/inns
+check "  ... visible there" nsenter -t "$ns" -m findmnt /mnt/inns
+check_fails "  ... not here" findmnt /mnt/inns
+check_output "--ns: list that namespace" '/mnt/inns' mountctl --ns /proc/$ns/ns/mnt list
+check_output "--pidfd: an inherited pidfd names it" '/mnt/inns' python3 -c '
+import os, subprocess, sys
+fd = os.pidfd_open(int(sys.argv[1]))
+os.set_inheritable(fd, True)
+sys.exit(subprocess.run(["mountctl", "--pidfd", str(fd), "list", "--table"], close_fds=False).returncode)' "$ns"
+check "--ns: set attributes there" mountctl --ns /proc/$ns/ns/mnt set -o ro /mnt/inns
+check_output "  ... ro there" '^ro' nsenter -t "$ns" -m findmnt -n -o OPTIONS /mnt/inns
+check "--pid: umount there" mountctl --pid "$ns" umount /mnt/inns
+check_fails "  ... gone there" nsenter -t "$ns" -m findmnt /mnt/inns
+expect_fail "--pid of no process" 1 "ESRCH|namespace" mountctl --pid 999999 list
+
+# ---- watch ------------------------------------------------------------------------
+mountctl watch --events 2 >"$work/watch" 2>&1 &
+w=$!
+for _ in $(seq 100); do grep -q '^ready' "$work/watch" && break; sleep 0.1; done
+check "watch says ready" grep -q '^ready' "$work/watch"
+mountctl mount -t tmpfs none /mnt/w --mkdir
+mountctl umount /mnt/w
+for _ in $(seq 100); do kill -0 $w 2>/dev/null || break; sleep 0.1; done
+check "watch ends after --events changes" bash -c "! kill -0 $w 2>/dev/null"
+check "watch saw the mount added" grep -qE '^added +/mnt/w +none +tmpfs' "$work/watch"
+check "watch saw it removed" grep -qE '^removed +/mnt/w' "$work/watch"
+ns2=$(new_mntns)
+mountctl --json --pid "$ns2" watch >"$work/watch2" 2>&1 &
+w=$!
+for _ in $(seq 100); do grep -q ready "$work/watch2" && break; sleep 0.1; done
+kill "$ns2"
+wait "$ns2" 2>/dev/null
+for _ in $(seq 100); do kill -0 $w 2>/dev/null || break; sleep 0.1; done
+wait $w
+check "watch --json ends with gone when the namespace goes away (exit 0)" test $? = 0
+check "  ... and said so as JSON" grep -q '{"event":"gone"}' "$work/watch2"
+
+# ---- apply --------------------------------------------------------------------------
+cat >"$work/good.conf" <<'EOF'
+# a tmpfs, then bigger
+t tmpfs
+s none
+o size=1M
+o nosuid
+m /mnt/applied
+x create
+m /mnt/applied
+o size=4M
+x reconfigure
+EOF
+expect_fail "apply points a missing target at its m line" 1 "good.conf:6: .*ENOENT" \
+	mountctl apply "$work/good.conf"
+check "apply --mkdir creates and reconfigures" mountctl apply --mkdir "$work/good.conf"
+check_output "  ... findmnt agrees" 'nosuid.*size=4096k' opts /mnt/applied
+mkdir /mnt/applied2
+check "apply reads stdin" bash -c "printf 't tmpfs\nm /mnt/applied2\nx create\n' | mountctl apply"
+check "  ... mounted" findmnt /mnt/applied2
+printf 't tmpfs\ns none\no mode=0755\no size=lots\nm /mnt/applied3\nx create\n' >"$work/bad.conf"
+expect_fail "apply points a kernel error at its o line" 1 \
+	"bad.conf:4: fsconfig:size failed: EINVAL .*Bad value for 'size'" mountctl apply "$work/bad.conf"
+printf 't nosuchfs\nm /mnt/applied\nx create\n' >"$work/bad2.conf"
+expect_fail "apply points an fsopen error at its t line" 1 "bad2.conf:1: fsopen failed" \
+	mountctl apply "$work/bad2.conf"
+printf 't tmpfs\nz what\nm /x\n' >"$work/bad3.conf"
+expect_fail "apply reports syntax errors by line, before doing anything" 2 \
+	'bad3.conf:2: unknown key "z"' mountctl apply "$work/bad3.conf"
+
+# ---- exit codes of the client itself ------------------------------------------
+expect_fail "unreachable daemon: exit 3" 3 "cannot reach mountd" mountctl --socket /nonexistent list
+expect_fail "usage error: exit 2" 2 "missing arguments" mountctl move /mnt/x
+check_output "every command has --help" "Usage: mountctl .*watch" mountctl watch --help
+
+# ---- the README's examples, as printed ----------------------------------------------
+# Each command line must succeed, except one followed by a "# mountctl: ..."
+# line: that one must fail and print exactly that.
+python3 - "$TOP/README.md" >"$work/readme.sh" <<'EOF'
+import re, shlex, sys
+text = open(sys.argv[1]).read()
+section = text.split("## Using mountctl", 1)[1]
+block = re.search(r"```sh\n(.*?)```", section, re.S).group(1).splitlines()
+print("set -u")
+for i, line in enumerate(block):
+    if not line.strip() or line.startswith("#"):
+        continue
+    nxt = block[i + 1] if i + 1 < len(block) else ""
+    if nxt.startswith("# mountctl:"):
+        want = nxt[2:]
+        print(f"out=$({line} 2>&1); rc=$?")
+        print(f"[ $rc != 0 ] && [ \"$out\" = {shlex.quote(want)} ] || "
+              f"{{ echo {shlex.quote('README: expected failure: ' + line)}; echo \"$out\"; exit 1; }}")
+    else:
+        print(line)
+        print(f"rc=$?; [ $rc = 0 ] || {{ echo {shlex.quote('README: failed: ' + line)} rc=$rc; exit 1; }}")
+print("echo README-OK")
+EOF
+check_output "the README examples work as printed" README-OK bash "$work/readme.sh"
+
+check "mountd is still running" kill -0 "$mountd"
+done_testing
