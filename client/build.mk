@@ -15,9 +15,22 @@ $(B)/mountctl: $(MOUNTCTL_OBJS) $(CLIENT_LIB)
 
 BINARIES += $(CLIENT_LIB) $(B)/mountctl
 
+# ---- man pages (scdoc) ----------------------------------------------------------
+MAN_PAGES := $(B)/man/mountctl.1 $(B)/man/mountd.8 $(B)/man/mountd.policy.5
+$(B)/man/%: docs/man/%.scd
+	@mkdir -p $(dir $@)
+	scdoc <$< >$@
+
+BINARIES += $(MAN_PAGES)
+
 .PHONY: install-client
-install-client: $(B)/mountctl
+install-client: $(B)/mountctl $(CLIENT_LIB) $(MAN_PAGES)
 	install -D -m755 $(B)/mountctl $(DESTDIR)/usr/bin/mountctl
 	install -D -m644 client/libmountd-client.h $(DESTDIR)/usr/include/libmountd-client.h
 	install -D -m644 $(CLIENT_LIB) $(DESTDIR)/usr/lib/libmountd-client.a
+	install -D -m644 completion/mountctl.bash \
+		$(DESTDIR)/usr/share/bash-completion/completions/mountctl
+	for m in $(MAN_PAGES); do \
+		s=$${m##*.}; install -D -m644 $$m $(DESTDIR)/usr/share/man/man$$s/$$(basename $$m); \
+	done
 INSTALL_TARGETS += install-client

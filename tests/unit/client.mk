@@ -8,8 +8,6 @@ $(B)/tests/unit/test-libmountd-client: $(B)/tests/unit/test-libmountd-client.o \
 
 # mountctl's output, option splitting and apply parser on canned replies
 UNIT_TESTS += tests/unit/test-mountctl-golden.sh
-tests/unit/test-mountctl-golden.sh: $(B)/mountctl
 
 # mountctl against a real mountd, both inside a private mount namespace
 UNIT_TESTS += tests/unit/test-mountctl-live.sh
-tests/unit/test-mountctl-live.sh: $(B)/mountctl $(B)/mountd
