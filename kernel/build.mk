@@ -2,28 +2,28 @@
 # in the guest (tests/guest/2?-fsinfo*).  Both are taken straight out of the
 # patches at build time so that what runs is exactly what was posted:
 #   $(B)/kernel/test-fsinfo   the seed's samples/statx/test-fsinfo.c, unchanged
-#   $(B)/kernel/fsinfo_test   our kselftest (kernel/patches, selftests patch)
+#   $(B)/kernel/fsinfo_test   our kselftest, as kernel/series leaves it
 # Neither is our code, so they get the kernel's own warning level rather than
 # the project's -Wextra -Werror.
 
 FSINFO_SEED_PATCH := $(wildcard ../shared/seeds/006-*fsinfo*.patch)
 FSINFO_SELFTEST_SRC := tools/testing/selftests/filesystems/fsinfo/fsinfo_test.c
-FSINFO_SELFTEST_PATCH := $(firstword $(shell grep -l '^+++ b/$(FSINFO_SELFTEST_SRC)$$' kernel/patches/*.patch 2>/dev/null))
+FSINFO_PATCHES := $(addprefix kernel/patches/,$(shell grep -v '^\#' kernel/series))
 FSINFO_KSELFTEST := $(MOUNTD_CACHE)/linux/tools/testing/selftests
 FSINFO_CFLAGS := -isystem $(UAPI) -O2 -g -Wall
 
 $(B)/kernel/test-fsinfo.c: $(FSINFO_SEED_PATCH) kernel/extract-file.sh
 	@mkdir -p $(dir $@)
-	kernel/extract-file.sh $< samples/statx/test-fsinfo.c >$@.tmp && mv $@.tmp $@
+	kernel/extract-file.sh samples/statx/test-fsinfo.c $< >$@.tmp && mv $@.tmp $@
 
 $(B)/kernel/test-fsinfo: $(B)/kernel/test-fsinfo.c $(KERNEL)
 	$(CC) $(FSINFO_CFLAGS) -o $@ $< -lm
 
 # The test includes "../../kselftest_harness.h": give it the same layout.
-$(B)/kernel/selftests/filesystems/fsinfo/fsinfo_test.c: $(FSINFO_SELFTEST_PATCH) kernel/extract-file.sh
+$(B)/kernel/selftests/filesystems/fsinfo/fsinfo_test.c: kernel/series $(FSINFO_PATCHES) kernel/extract-file.sh
 	@mkdir -p $(dir $@)
 	cp $(FSINFO_KSELFTEST)/kselftest_harness.h $(FSINFO_KSELFTEST)/kselftest.h $(B)/kernel/selftests/
-	kernel/extract-file.sh $< $(FSINFO_SELFTEST_SRC) >$@.tmp && mv $@.tmp $@
+	kernel/extract-file.sh $(FSINFO_SELFTEST_SRC) $(FSINFO_PATCHES) >$@.tmp && mv $@.tmp $@
 
 $(B)/kernel/fsinfo_test: $(B)/kernel/selftests/filesystems/fsinfo/fsinfo_test.c $(KERNEL)
 	$(CC) $(FSINFO_CFLAGS) -o $@ $<

@@ -1,16 +1,23 @@
 #!/bin/sh
-# Print the contents of a file that a git-format patch creates.
+# Print a file as a series of git-format patches leaves it, starting from
+# nothing: the patches must create it.
 #
-#   kernel/extract-file.sh PATCH PATH
+#   kernel/extract-file.sh PATH PATCH...
 #
+# Only PATH's hunks are applied, in the order given, in a scratch directory.
 # Used to build programs straight from the patches (the seed's test-fsinfo.c,
-# our selftests) so that what runs is exactly what the patch carries.
+# our selftests) so that what runs is exactly what the patches carry.
 set -eu
-[ $# = 2 ] || { echo "usage: $0 PATCH PATH" >&2; exit 2; }
-awk -v want="b/$2" '
-	/^diff --git / { infile = ($4 == want); inbody = 0; next }
-	infile && /^@@ / { inbody = 1; found = 1; next }
-	infile && inbody && /^\+/ { print substr($0, 2); next }
-	infile && inbody && /^-- $/ { exit }
-	END { if (!found) exit 1 }
-' "$1" || { echo "$0: $1 does not create $2" >&2; exit 1; }
+[ $# -ge 2 ] || { echo "usage: $0 PATH PATCH..." >&2; exit 2; }
+path=$1
+shift
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for p in "$@"; do
+	p=$(realpath "$p")
+	grep -q "^+++ b/$path\$" "$p" || continue
+	(cd "$tmp" && git apply --include="$path" "$p") ||
+		{ echo "$0: $p does not apply to $path" >&2; exit 1; }
+done
+[ -f "$tmp/$path" ] || { echo "$0: no patch creates $path" >&2; exit 1; }
+cat "$tmp/$path"
