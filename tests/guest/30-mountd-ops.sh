@@ -5,41 +5,13 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-TOP=${MOUNTD_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${MOUNTD_BUILD:-$TOP/build}
-SOCK=/run/mountd/io.mountd.Mount
-V="python3 $TOP/tests/guest/varlink.py"
-work=$(mktemp -d /tmp/mountd-test.XXXXXX)
+. "$(dirname "$0")/mountd-lib.sh"
 
-# Assert on a JSON reply: jtest FILE PYTHON-EXPR (r = the parsed last line).
-jtest() {
-	python3 -c 'import json,sys
-lines=[l for l in open(sys.argv[1]) if l.strip()]
-r=json.loads(lines[-1]); rs=[json.loads(l) for l in lines]
-p=r.get("parameters",{})
-ok=eval(sys.argv[2])
-sys.exit(0 if ok else 1)' "$@" || { cat "$1"; return 1; }
-}
-
-# call NAME METHOD JSON [extra varlink.py args]: reply in $work/NAME
-call() {
-	local name=$1 method=$2 params=$3
-	shift 3
-	$V "$@" "io.mountd.Mount.$method" "$params" >"$work/$name" 2>&1
-}
-
-"$BUILD/mountd" 2>"$work/mountd.log" &
-mountd=$!
-for _ in $(seq 100); do [ -S $SOCK ] && break; sleep 0.1; done
+start_mountd
 check "mountd listens on $SOCK" test -S $SOCK
 
 # A second mount namespace: a process started with unshare -m.
-unshare -m --propagation private sleep infinity &
-ns=$!
-for _ in $(seq 50); do
-	[ "$(readlink /proc/$ns/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] && break
-	sleep 0.1
-done
+ns=$(new_mntns)
 inns() { nsenter -t "$ns" -m "$@"; }
 
 check_output "varlinkctl introspect prints the IDL" "method Create" \
@@ -217,9 +189,8 @@ check "failed and abandoned requests left no fd in mountd" test "$(ls /proc/$mou
 check "mountd is still serving" $V org.varlink.service.GetInfo
 
 # --- graceful stop -----------------------------------------------------------------
-kill -TERM $mountd
 rc=0
-wait $mountd || rc=$?
+stop_mountd || rc=$?
 check "SIGTERM makes mountd exit 0" test "$rc" = 0
 kill $ns 2>/dev/null
 umount -R "$work/src" 2>/dev/null

@@ -6,7 +6,7 @@
 
 Sends one call (NUL-framed JSON) with the given files' descriptors as
 SCM_RIGHTS (in order: index 0, 1, ...; MODE r, w, rw, path or "ns" for
-/proc/PID/ns/mnt-style files, default r) and prints every reply as one JSON
+/proc/PID/ns/mnt-style files, default r; "pidfd=PID" sends a pidfd) and prints every reply as one JSON
 line.  Exit status 0 for a reply, 1 for an error reply (printed too), 2 for
 a protocol or usage problem.  --attach PATH move_mount()s the fd returned
 in the reply's "fd" to PATH, to show that a detached mount fd the daemon
@@ -26,6 +26,8 @@ SOCKET = "/run/mountd/io.mountd.Mount"
 
 
 def open_fd(spec):
+    if spec.startswith("pidfd="):
+        return os.pidfd_open(int(spec[6:]))
     path, _, mode = spec.partition(":")
     flags = {
         "": os.O_RDONLY,

@@ -1,0 +1,54 @@
+# Shared by the tests/guest/3?-mountd-* tests.  Sourced after lib.sh.
+#   start_mountd           start build/mountd by hand, wait for its socket
+#   stop_mountd            SIGTERM it; returns its exit status
+#   new_mntns              start a process in a new mount namespace, print pid
+#   jtest FILE EXPR        python EXPR on the last JSON reply in FILE
+#                          (r = reply, p = its parameters, rs = all replies)
+#   call NAME METHOD JSON [varlink.py options]   reply into $work/NAME
+
+TOP=${MOUNTD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+BUILD=${MOUNTD_BUILD:-$TOP/build}
+SOCK=/run/mountd/io.mountd.Mount
+V="python3 $TOP/tests/guest/varlink.py"
+work=$(mktemp -d /tmp/mountd-test.XXXXXX)
+export work
+
+jtest() {
+	python3 -c 'import json,sys
+lines=[l for l in open(sys.argv[1]) if l.strip()]
+r=json.loads(lines[-1]); rs=[json.loads(l) for l in lines]
+p=r.get("parameters",{})
+ok=eval(sys.argv[2])
+sys.exit(0 if ok else 1)' "$@" || { cat "$1"; return 1; }
+}
+export -f jtest
+
+call() {
+	local name=$1 method=$2 params=$3
+	shift 3
+	$V "$@" "io.mountd.Mount.$method" "$params" >"$work/$name" 2>&1
+}
+
+start_mountd() {
+	"$BUILD/mountd" 2>"$work/mountd.log" &
+	mountd=$!
+	for _ in $(seq 100); do [ -S $SOCK ] && return 0; sleep 0.1; done
+	return 1
+}
+
+stop_mountd() {
+	local rc=0
+	kill -TERM "$mountd"
+	wait "$mountd" || rc=$?
+	return $rc
+}
+
+new_mntns() {
+	unshare -m --propagation private sleep infinity >/dev/null 2>&1 &
+	local pid=$!
+	for _ in $(seq 50); do
+		[ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] && break
+		sleep 0.1
+	done
+	echo $pid
+}
