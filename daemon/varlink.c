@@ -610,7 +610,9 @@ static int conn_parse(Connection *conn)
 	VarlinkServer *s = conn->server;
 	char d[32];
 
-	for (;;) {
+	/* Parse no further than the queue limit: the rest waits in the buffer
+	 * (and the socket, as reading stops too) until the queue drains. */
+	while (conn->n_queued < s->max_queued) {
 		char *nul = memchr(conn->ibuf + conn->iscan, 0, conn->ilen - conn->iscan);
 		if (!nul) {
 			conn->iscan = conn->ilen;
@@ -685,6 +687,31 @@ static int conn_parse(Connection *conn)
 		conn->istart = 0;
 	}
 	return 0;
+}
+
+/* conn_parse() plus what its failures mean: an oversize message is answered
+ * before the connection closes; < 0 means drop the connection now. */
+static int conn_parse_input(Connection *conn)
+{
+	VarlinkServer *s = conn->server;
+	char d[32];
+
+	int r = conn_parse(conn);
+	if (r == -EMSGSIZE) {
+		log_vl(SD_WARNING, "%s sent a message larger than %zu bytes, disconnecting",
+		       conn_describe(conn, d), s->max_message_size);
+		json_object *p = json_object_new_object();
+		if (p)
+			json_object_object_add(p, "limit",
+					       json_object_new_int64((int64_t)s->max_message_size));
+		/* Stop reading, say why, close after the answer is out. */
+		free(conn->ibuf);
+		conn->ibuf = NULL;
+		conn->ilen = conn->ialloc = conn->istart = conn->iscan = 0;
+		conn_fail(conn, VARLINK_ERROR_MESSAGE_TOO_LARGE, p);
+		return 0;
+	}
+	return r;
 }
 
 /* One recvmsg(); 1 if data came, 0 on EAGAIN/EOF, < 0 if the connection must
@@ -769,21 +796,7 @@ static int conn_read(Connection *conn)
 	}
 	conn->ilen += (size_t)n;
 
-	int r = conn_parse(conn);
-	if (r == -EMSGSIZE) {
-		log_vl(SD_WARNING, "%s sent a message larger than %zu bytes, disconnecting",
-		       conn_describe(conn, d), s->max_message_size);
-		json_object *p = json_object_new_object();
-		if (p)
-			json_object_object_add(p, "limit",
-					       json_object_new_int64((int64_t)s->max_message_size));
-		/* Stop reading, say why, close after the answer is out. */
-		free(conn->ibuf);
-		conn->ibuf = NULL;
-		conn->ilen = conn->ialloc = conn->istart = conn->iscan = 0;
-		conn_fail(conn, VARLINK_ERROR_MESSAGE_TOO_LARGE, p);
-		return 0;
-	}
+	int r = conn_parse_input(conn);
 	if (r < 0)
 		return r;
 	return 1;
@@ -1254,6 +1267,14 @@ static int on_conn_defer(sd_event_source *src, void *userdata)
 			continue;
 		}
 		conn_dispatch(conn, r);
+	}
+	/* Complete messages left in the buffer by the queue limit. */
+	if (conn->ilen > conn->istart && conn->fd >= 0 && !conn->closing &&
+	    conn->n_queued < conn->server->max_queued) {
+		if (conn_parse_input(conn) < 0)
+			conn_hangup(conn);
+		else if (conn->rq_head && !conn->active)
+			conn_schedule(conn); /* else the end of the active call does */
 	}
 	conn_flush(conn);
 	if (conn->linked) {

@@ -34,6 +34,17 @@
  * A method returning 0 without answering and without keeping a reference is a
  * bug: the server then answers with the errno error for ECANCELED, so the
  * client never hangs.
+ *
+ * `parameters` is borrowed for the duration of the callback (never NULL: a
+ * request without parameters gets {}); json_object_get() it to keep it.
+ *
+ * When the client hangs up: the active call's disconnect callback runs, its
+ * later answers return -ENOTCONN (and end it); queued requests that expect an
+ * answer are dropped, queued oneway requests still run.  A connection that
+ * breaks the protocol (malformed JSON, no "method", "parameters" not an
+ * object, oneway with more, too many fds) is closed without an answer.
+ *
+ * Logging goes to stderr with sd-daemon <N> priority prefixes.
  */
 
 #include <stdbool.h>
@@ -144,7 +155,8 @@ void varlink_server_set_max_connections(VarlinkServer *s, unsigned n);
  * -EALREADY if the call was already answered. */
 int varlink_call_reply(VarlinkCall *c, json_object *parameters);
 /* An intermediate answer, "continues": true.  Only for calls made with
- * "more" (-EINVAL otherwise); parameters taken. */
+ * "more" (-EINVAL otherwise); parameters taken.  -ENOTCONN if the client
+ * went away: the call is then over, stop streaming. */
 int varlink_call_notify(VarlinkCall *c, json_object *parameters);
 int varlink_call_error(VarlinkCall *c, const char *error, json_object *parameters);
 int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter);

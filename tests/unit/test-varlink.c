@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "json-dispatch.h"
@@ -692,6 +693,32 @@ static void test_pipelining(void)
 	check(ok, "pipelined calls answered in order after the slow one");
 	pump(10);
 	check(varlink_server_n_active(server) == 0, "n_active back to 0");
+
+	/* Behind a held call, 100 pipelined requests in one write: only
+	 * VARLINK_DEFAULT_MAX_QUEUED are taken in, the rest wait unread. */
+	client_send(c, "{\"method\":\"io.mountd.Test.Slow\",\"parameters\":{\"n\":1}}");
+	static char many[100 * 80];
+	size_t len = 0;
+	for (int i = 0; i < 100; i++)
+		len += (size_t)snprintf(many + len, sizeof(many) - len,
+					"{\"method\":\"io.mountd.Test.Echo\","
+					"\"parameters\":{\"n\":%d}}",
+					i) +
+		       1;
+	client_send_raw(c, many, len, NULL, 0);
+	pump(100);
+	check(n_slow == 1 && varlink_server_n_active(server) == 1 + VARLINK_DEFAULT_MAX_QUEUED,
+	      "queue limit: no more than the limit taken in behind a held call");
+	slow_reply_all();
+	a = client_recv(c, 3000);
+	ok = jint(a, "parameters", "n") == 100;
+	json_object_put(a);
+	for (int i = 0; i < 100; i++) {
+		a = client_recv(c, 3000);
+		ok = ok && jint(a, "parameters", "n") == i;
+		json_object_put(a);
+	}
+	check(ok, "queue limit: all 100 answered in order once it drains");
 	client_free(c);
 }
 
@@ -972,6 +999,83 @@ static void test_api_edges(void)
 	      "listen_path reports bind errors");
 }
 
+/* In a child (sd_listen_fds() reads the environment and fd 3): a socket
+ * passed the systemd way is used, and the connection limit holds.  Returns
+ * a bitmask of failed checks. */
+static int listen_auto_child(const char *dir)
+{
+	char path[128];
+	sd_event *e = NULL;
+	VarlinkServer *s = NULL;
+	int fail = 0;
+
+	snprintf(path, sizeof(path), "%s/passed.sock", dir);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0 ||
+	    dup2(fd, 3) < 0)
+		return 0x80;
+	if (fd != 3)
+		close(fd);
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "1", 1);
+
+	if (sd_event_new(&e) < 0 || varlink_server_new(&s, e, "v", "p", "1", "u") < 0)
+		return 0x80;
+	event = e; /* for pump() and the client helpers */
+	if (varlink_server_listen_auto(s, "/nonexistent/fallback.sock") != 1)
+		fail |= 1;
+	varlink_server_set_max_connections(s, 1);
+	strcpy(sock_path, path);
+
+	Client *c1 = client_new();
+	json_object *a = call(c1, "{\"method\":\"org.varlink.service.GetInfo\"}");
+	if (!streq_ptr(jstr(a, "parameters", "product"), "p"))
+		fail |= 2;
+	json_object_put(a);
+	Client *c2 = client_new();
+	if (!client_wait_eof(c2, 2000))
+		fail |= 4;
+	client_free(c2);
+	client_free(c1);
+
+	/* Nothing passed: the fallback path is bound. */
+	snprintf(path, sizeof(path), "%s/fallback.sock", dir);
+	VarlinkServer *s2 = NULL;
+	struct stat st;
+	if (varlink_server_new(&s2, e, "v", "p", "1", "u") < 0 ||
+	    varlink_server_listen_auto(s2, path) != 1 || stat(path, &st) < 0 ||
+	    (st.st_mode & 0777) != 0666)
+		fail |= 8;
+	varlink_server_free(s2);
+	varlink_server_free(s);
+	sd_event_unref(e);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/passed.sock", dir);
+	unlink(path);
+	return fail;
+}
+
+static void test_listen_auto(const char *dir)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(listen_auto_child(dir));
+	int status = 0;
+	waitpid(pid, &status, 0);
+	int fail = WIFEXITED(status) ? WEXITSTATUS(status) : 0xff;
+	if (fail)
+		fprintf(stderr, "# listen_auto child: 0x%x\n", fail);
+	bool ran = fail != 0xff && !(fail & 0x80);
+	check(ran && !(fail & 3), "listen_auto uses a socket passed by systemd");
+	check(ran && !(fail & 4), "connection limit: the connection over it is closed");
+	check(ran && !(fail & 8), "listen_auto falls back to binding the path, mode 0666");
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-varlink.XXXXXX";
@@ -1012,6 +1116,7 @@ int main(void)
 	test_hangup();
 	test_idle_and_drain();
 	test_api_edges();
+	test_listen_auto(dir);
 
 	server = varlink_server_free(server);
 	event = sd_event_unref(event);
