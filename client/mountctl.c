@@ -221,6 +221,28 @@ static void verbose_call(Ctx *c, const char *method, json_object *params)
 		       : "{}");
 }
 
+/* The reply as it came, but for the kernel's messages: those are printed
+ * one per line, tagged with their step, by the callers. */
+static void verbose_reply(Ctx *c, const char *method, const MountdReply *reply)
+{
+	_cleanup_json_ json_object *o = json_object_new_object();
+
+	if (!c->verbose || !o)
+		return;
+	json_object_object_foreach(reply->parameters, key, v)
+	{
+		if (!streq(key, "messages"))
+			json_object_object_add(o, key, json_object_get(v));
+	}
+	fprintf(stderr, "mountctl: <- %s.%s %s%s%s", MOUNTD_INTERFACE, method, reply->error ?: "",
+		reply->error ? " " : "",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (reply->n_fds)
+		fprintf(stderr, " (+%zu fds)", reply->n_fds);
+	fputc('\n', stderr);
+}
+
 /* Print an error reply: one readable line on stderr; with --json the reply
  * also goes to stdout as {"error": NAME, "parameters": {...}}. */
 static void print_error(Ctx *c, const MountdReply *reply, const char *where)
@@ -264,6 +286,7 @@ static int call_raw(Ctx *c, const char *method, json_object *params, MountdReply
 		    r == -ECONNRESET ? "connection closed" : strerror(-r));
 		return EXIT_UNREACHABLE;
 	}
+	verbose_reply(c, method, reply);
 	return 0;
 }
 
