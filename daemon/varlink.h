@@ -102,6 +102,9 @@ typedef struct VarlinkMethod {
 
 int varlink_server_new(VarlinkServer **ret, sd_event *event, const char *vendor,
 		       const char *product, const char *version, const char *url);
+/* Closes every connection.  Calls the daemon still holds stay valid (answers
+ * return -ENOTCONN) but their disconnect callbacks do not run: end streams
+ * before freeing the server. */
 VarlinkServer *varlink_server_free(VarlinkServer *s);
 static inline void varlink_server_freep(VarlinkServer **s)
 {
