@@ -34,6 +34,7 @@ cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	kill "$mountd" 2>/dev/null
 	wait 2>/dev/null
+	rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -165,7 +166,7 @@ expect_fail "--pid of no process" 1 "ESRCH|namespace" mountctl --pid 999999 list
 # ---- watch ------------------------------------------------------------------------
 mountctl watch --events 2 >"$work/watch" 2>&1 &
 w=$!
-for _ in $(seq 100); do grep -q '^ready' "$work/watch" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -qs '^ready' "$work/watch" && break; sleep 0.1; done
 check "watch says ready" grep -q '^ready' "$work/watch"
 mountctl mount -t tmpfs none /mnt/w --mkdir
 mountctl umount /mnt/w
@@ -176,7 +177,7 @@ check "watch saw it removed" grep -qE '^removed +/mnt/w' "$work/watch"
 ns2=$(new_mntns)
 mountctl --json --pid "$ns2" watch >"$work/watch2" 2>&1 &
 w=$!
-for _ in $(seq 100); do grep -q ready "$work/watch2" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -qs ready "$work/watch2" && break; sleep 0.1; done
 kill "$ns2"
 wait "$ns2" 2>/dev/null
 for _ in $(seq 100); do kill -0 $w 2>/dev/null || break; sleep 0.1; done
