@@ -69,6 +69,16 @@ static int configure(int image_fd, bool read_only, bool partscan, int *ret_fd, i
 				continue;
 			return negative_errno();
 		}
+		/* The loop is writable only when configured through a writable
+		 * fd, but kernels without CONFIG_BLK_DEV_WRITE_MOUNTED refuse to
+		 * mount a device someone holds open for writing.  Keep a
+		 * read-only reference instead (taken before dropping the
+		 * writable one, which would otherwise trigger autoclear). */
+		int ro = open(node, O_RDONLY | O_CLOEXEC);
+		if (ro < 0)
+			return negative_errno();
+		safe_close(fd);
+		fd = ro;
 		*ret_fd = TAKE_FD(fd);
 		*ret_nr = nr;
 		return 0;

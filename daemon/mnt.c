@@ -405,13 +405,30 @@ static int split_last(const char *path, char **ret_parent, char **ret_name)
 	return 0;
 }
 
-int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const char *what,
-			MntLog *log)
+void mnt_created_done(MntCreated *c)
+{
+	safe_close(c->dir_fd);
+	free(c->name);
+	*c = (MntCreated){ .dir_fd = -EBADF };
+}
+
+void mnt_created_undo(MntCreated *c)
+{
+	if (c->name && c->dir_fd >= 0)
+		(void)unlinkat(c->dir_fd, c->name,
+			       c->type == MNT_CREATE_DIRECTORY ? AT_REMOVEDIR : 0);
+	mnt_created_done(c);
+}
+
+int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, const char *what,
+			       MntLog *log, MntCreated *ret_created)
 {
 	_cleanup_free_ char *parent = NULL, *name = NULL, *step = NULL;
 	_cleanup_close_ int dir_fd = -EBADF;
 	int fd, r;
 
+	if (ret_created)
+		*ret_created = (MntCreated){ .dir_fd = -EBADF };
 	if (asprintf(&step, "resolve:%s", what) < 0)
 		return -ENOMEM;
 	fd = openat2_in_root(root_fd, path, O_PATH);
@@ -448,9 +465,23 @@ int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const c
 		return r;
 	}
 	fd = openat2_in_root(root_fd, path, O_PATH);
-	if (fd < 0)
+	if (fd < 0) {
 		mnt_log_fail(log, step);
+		if (r == 0)
+			(void)unlinkat(dir_fd, name, create == MNT_CREATE_DIRECTORY ? AT_REMOVEDIR : 0);
+		return fd;
+	}
+	/* Only what we made ourselves may be undone, never a racing EEXIST. */
+	if (r == 0 && ret_created)
+		*ret_created = (MntCreated){ .dir_fd = TAKE_FD(dir_fd), .name = TAKE_PTR(name),
+					     .type = create };
 	return fd;
+}
+
+int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const char *what,
+			MntLog *log)
+{
+	return mnt_resolve_create_in_root(root_fd, path, create, what, log, NULL);
 }
 
 int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log)

@@ -121,6 +121,19 @@ typedef enum MntCreate {
 int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const char *what,
 			MntLog *log);
 
+/* What mnt_resolve_create_in_root() made, so that a failing request can
+ * remove it again (no half-done work). */
+typedef struct MntCreated {
+	int dir_fd;
+	char *name; /* NULL: nothing was created */
+	MntCreate type;
+} MntCreated;
+
+int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, const char *what,
+			       MntLog *log, MntCreated *ret_created);
+void mnt_created_undo(MntCreated *c);
+void mnt_created_done(MntCreated *c);
+
 /* umount2() of path resolved inside root_fd as above (flags: MNT_DETACH,
  * MNT_FORCE).  Changes the cwd: for workers only. */
 int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log);

@@ -379,14 +379,24 @@ static int place_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply 
 	const struct place_args *a = userdata;
 	_cleanup_close_ int target_fd = -EBADF;
 	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
+	MntCreated created;
+	int r;
 
 	(void)reply;
-	target_fd = mnt_resolve_in_root(root_fd, a->place->path, a->place->create, "target", log);
+	target_fd = mnt_resolve_create_in_root(root_fd, a->place->path, a->place->create, "target",
+					       log, &created);
 	if (target_fd < 0)
 		return target_fd;
 	if (a->place->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	return mnt_move_mount(a->mount_fd, "", target_fd, "", flags, log);
+	r = mnt_move_mount(a->mount_fd, "", target_fd, "", flags, log);
+	if (r < 0) {
+		/* Our fd on the new mount point must go before it can. */
+		target_fd = safe_close(target_fd);
+		mnt_created_undo(&created);
+	} else
+		mnt_created_done(&created);
+	return r;
 }
 
 int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)

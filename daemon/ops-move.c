@@ -43,16 +43,25 @@ static int move_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *
 	_cleanup_close_ int from = -EBADF, to = -EBADF;
 	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
 
+	MntCreated created;
+	int k;
+
 	(void)reply;
 	from = mnt_resolve_in_root(root_fd, r->from, MNT_CREATE_NONE, "from", log);
 	if (from < 0)
 		return from;
-	to = mnt_resolve_in_root(root_fd, r->to, r->create, "to", log);
+	to = mnt_resolve_create_in_root(root_fd, r->to, r->create, "to", log, &created);
 	if (to < 0)
 		return to;
 	if (r->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	return mnt_move_mount(from, "", to, "", flags, log);
+	k = mnt_move_mount(from, "", to, "", flags, log);
+	if (k < 0) {
+		to = safe_close(to);
+		mnt_created_undo(&created);
+	} else
+		mnt_created_done(&created);
+	return k;
 }
 
 int ops_move(const OpsMoveRequest *r, MntLog *log)

@@ -174,6 +174,10 @@ check "a magic link in the target path is refused (cannot escape the root)" bash
 check "a nonexistent pid fails at namespace" bash -c "
 	! $V io.mountd.Mount.Create '{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":999999},\"path\":\"/mnt\"}}' >$work/f3 &&
 	jtest $work/f3 'p[\"step\"] == \"namespace\" and p[\"errnoName\"] == \"ENOENT\"'"
+check "a failing move removes the mount point it created" bash -c "
+	! $V io.mountd.Mount.Move '{\"namespace\":{\"pid\":$ns},\"from\":\"/etc\",\"to\":\"/mnt/created-by-move\",\"create\":\"directory\"}' >$work/f4 &&
+	jtest $work/f4 'p[\"step\"] == \"move_mount\"' &&
+	! nsenter -t $ns -m test -e /mnt/created-by-move"
 # A client that hangs up right after sending a request.
 python3 - "$SOCK" "$ns" <<'EOF'
 import json, socket, sys

@@ -1,0 +1,68 @@
+#!/bin/bash
+# mountd image sources: an image fd becomes an autoclear loop device
+# (LOOP_CONFIGURE), read-only when the fd is, a partition picked by number or
+# GPT type, the filesystem type probed with libblkid.
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mountd-lib.sh"
+
+start_mountd
+ns=$(new_mntns)
+inns() { nsenter -t "$ns" -m "$@"; }
+
+# A whole-disk ext4 image with a file on it.
+truncate -s 32M "$work/fs.img"
+mkdir -p "$work/content"
+echo from-image >"$work/content/hello"
+mkfs.ext4 -q -d "$work/content" "$work/fs.img"
+
+check "create from an image fd, fs type probed, placed in the namespace" \
+	call img Create '{"image":{"fd":0},"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/img","create":"directory"}}' --fd "$work/fs.img:rw"
+check "the reply names ext4 and the loop device" \
+	jtest "$work/img" 'p["fsType"] == "ext4" and p["loopDevice"].startswith("/dev/loop")'
+loopdev=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["parameters"].get("loopDevice",""))' "$work/img")
+check_output "the image content is visible in the namespace" "from-image" inns cat /mnt/img/hello
+check_output "the loop device has autoclear set" "1" cat "/sys/block/${loopdev#/dev/}/loop/autoclear"
+check "unmount the image" call imgu Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/img"}'
+gone() { for _ in $(seq 50); do [ ! -e "/sys/block/${1#/dev/}/loop/backing_file" ] && return 0; sleep 0.1; done; return 1; }
+check "the loop device was released after the unmount (autoclear)" gone "$loopdev"
+
+# A read-only fd gives a read-only loop device.
+check "create from a read-only image fd with ro" \
+	call imgro Create '{"image":{"fd":0},"parameters":[{"key":"ro","type":"flag"}],"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/ro","create":"directory"}}' --fd "$work/fs.img:r"
+loopro=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["parameters"].get("loopDevice",""))' "$work/imgro")
+check_output "the loop device is read-only" "^1$" blockdev --getro "$loopro"
+check_fails "writing to the read-only image mount fails" inns touch /mnt/ro/new
+call imgrou Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/ro"}'
+
+# A GPT image: partition 1 an ESP-typed blob, partition 2 a Linux filesystem.
+truncate -s 40M "$work/disk.img"
+python3 "$TOP/tests/guest/mkgpt.py" "$work/disk.img" \
+	2048:4096:C12A7328-F81F-11D2-BA4B-00A0C93EC93B \
+	8192:32768:0FC63DAF-8483-4772-8E79-3D69D8477DE4
+mkfs.ext4 -q -d "$work/content" -E offset=$((8192 * 512)) "$work/disk.img" 16M
+check "mount partition 2 by number" \
+	call p2 Create '{"image":{"fd":0,"partition":2},"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/p2","create":"directory"}}' --fd "$work/disk.img:rw"
+check "the loop device is the partition node" jtest "$work/p2" 'p["loopDevice"].endswith("p2") and p["fsType"] == "ext4"'
+check_output "partition 2's content is visible" "from-image" inns cat /mnt/p2/hello
+call p2u Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/p2"}'
+check "mount the Linux filesystem partition by GPT type" \
+	call pt Create '{"image":{"fd":0,"partitionType":"0fc63daf-8483-4772-8e79-3d69d8477de4"},"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/pt","create":"directory"}}' --fd "$work/disk.img:rw"
+check "the GPT type picked partition 2" jtest "$work/pt" 'p["loopDevice"].endswith("p2")'
+call ptu Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/pt"}'
+check "an absent GPT type fails at loop:partition and leaves no loop device" bash -c "
+	! $V --fd $work/disk.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partitionType\":\"4f68bce3-e8cd-4db1-96e7-fbcaf984b709\"}}' >$work/pa &&
+	jtest $work/pa 'p[\"step\"] == \"loop:partition\"' &&
+	sleep 0.5 && ! losetup -j $work/disk.img | grep -q ."
+check "a missing partition number fails and leaves no loop device" bash -c "
+	! $V --fd $work/disk.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partition\":7}}' >$work/pb &&
+	jtest $work/pb 'p[\"step\"] == \"loop:partition\"' &&
+	sleep 0.5 && ! losetup -j $work/disk.img | grep -q ."
+check "an image fd that is not an image fails at the filesystem" bash -c "
+	! $V --fd /etc/hostname io.mountd.Mount.Create '{\"image\":{\"fd\":0}}' >$work/pc &&
+	jtest $work/pc 'p[\"step\"] in (\"probe\", \"loop:configure\")'"
+
+stop_mountd
+kill "$ns" 2>/dev/null
+rm -rf "$work"
+done_testing
