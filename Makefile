@@ -57,14 +57,11 @@ print-uapi-dir: $(KERNEL)
 	@echo $(UAPI)
 
 # Userspace compiles against the patched uapi; build the kernel first.
-$(B)/%.o: %.c $(KERNEL) | $(B)
+$(B)/%.o: %.c $(KERNEL)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
-
-$(B):
-	@mkdir -p $@
 
 build: $(BINARIES) $(UNIT_TESTS) $(GUEST_PROGS)
 
