@@ -23,6 +23,7 @@ $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o \
+	$(B)/daemon/bus.o $(B)/daemon/ops-names.o \
 	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(DAEMON_LIB_OBJS)
 
 $(B)/mountd: $(MOUNTD_OBJS)

@@ -17,6 +17,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "bus.h"
 #include "util.h"
 #include "varlink-mount.h"
 #include "varlink.h"
@@ -26,6 +27,7 @@
 typedef struct Daemon {
 	sd_event *event;
 	VarlinkServer *server;
+	BusFront *bus; /* NULL without a system bus */
 	bool socket_activated;
 	bool stopping;
 	uint64_t idle_usec;
@@ -34,8 +36,15 @@ typedef struct Daemon {
 
 static void maybe_exit(Daemon *d)
 {
-	if (d->stopping && varlink_server_n_connections(d->server) == 0)
+	if (d->stopping && varlink_server_n_connections(d->server) == 0 &&
+	    bus_front_is_drained(d->bus))
 		(void)sd_event_exit(d->event, 0);
+}
+
+static void on_bus_drained(BusFront *b, void *userdata)
+{
+	(void)b;
+	maybe_exit(userdata);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -49,6 +58,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->stopping = true;
 	(void)sd_notify(0, "STOPPING=1\nSTATUS=Finishing requests already read");
 	varlink_server_stop_accepting(d->server);
+	bus_front_stop(d->bus, on_bus_drained, d);
 	/* Streams never end on their own. */
 	varlink_mount_end_streams();
 	maybe_exit(d);
@@ -61,15 +71,21 @@ static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	uint64_t since = varlink_server_idle_since(d->server);
 
 	(void)s;
+	/* Bus calls are answered synchronously; only their time counts. */
+	if (since > 0)
+		since = MAX(since, bus_front_last_activity(d->bus));
 	if (since > 0 && usec >= since + d->idle_usec) {
 		/* Idle for the whole period: leave; systemd keeps the socket. */
 		d->stopping = true;
 		(void)sd_notify(0, "STOPPING=1\nSTATUS=Idle, exiting");
 		varlink_server_stop_accepting(d->server);
+		bus_front_stop(d->bus, on_bus_drained, d);
 		maybe_exit(d);
 		return 0;
 	}
-	return sd_event_source_set_time(s, (since > 0 ? since : usec) + d->idle_usec);
+	/* A one-shot source is off once dispatched: arm it again. */
+	int r = sd_event_source_set_time(s, (since > 0 ? since : usec) + d->idle_usec);
+	return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static void on_server_idle(VarlinkServer *s, void *userdata)
@@ -146,6 +162,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mountd: listen on %s: %s\n", SOCKET_PATH, strerror(-r));
 		return 1;
 	}
+	/* The D-Bus front end is optional: without a system bus (early boot,
+	 * tests) varlink alone is served. */
+	r = bus_front_new(&d.bus, d.event);
+	if (r < 0)
+		fprintf(stderr, "mountd: no D-Bus front end: %s\n", strerror(-r));
+
 	if (d.socket_activated) {
 		r = setup_idle_exit(&d);
 		if (r < 0) {
@@ -158,6 +180,7 @@ int main(int argc, char **argv)
 	r = sd_event_loop(d.event);
 
 	d.idle_timer = sd_event_source_unref(d.idle_timer);
+	bus_front_free(d.bus);
 	varlink_server_free(d.server);
 	sd_event_unref(d.event);
 	return r < 0 ? 1 : 0;

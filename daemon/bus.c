@@ -1,0 +1,1138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The D-Bus front end of the mount operations: io.mountd1 on the system
+ * bus, object /io/mountd1, interface io.mountd1.Manager.  Like the varlink
+ * one (varlink-mount.c) it is thin on purpose: decode the message into an
+ * Ops*Request, validate it with ops_*_validate() before any system call,
+ * call the operation, encode the result.
+ *
+ * Shape of the API: what io.mountd.Mount requires is positional; everything
+ * optional travels in a trailing "a{sv} options" with the varlink
+ * parameter names, nested objects as nested a{sv} ("placement" →
+ * {"path", "create", "beneath", "namespace" → {"pid", "pidfd",
+ * "mntnsFd"}}).  Field names in errors are therefore those of varlink.
+ * File descriptors are "h" values.
+ *
+ *   Create(s fsType, a(ssv) parameters, a{sv} options)
+ *       → (t mountId, ah fd, s fsType, s loopDevice, a(sss) messages)
+ *       options: source s, exclusive b, image {fd h, partition u,
+ *       partitionType s}, attributes, propagation s, placement
+ *   Bind(s sourcePath, a{sv} options) → (t mountId, ah fd)
+ *       options: sourceNamespace, sourceFd h, recursive b,
+ *       idmapUserNamespaceFd h, attributes, propagation s, placement
+ *   Reconfigure(s path, a(ssv) parameters, a{sv} options) → (a(sss) messages)
+ *   SetAttributes(s path, a{sv} options) → ()
+ *       options: namespace, recursive b, attributes, propagation s,
+ *       idmapUserNamespaceFd h
+ *   Move(s from, s to, a{sv} options) → ()   options: namespace, create s,
+ *       beneath b
+ *   Unmount(s path, a{sv} options) → ()     options: namespace, detach b,
+ *       force b
+ *   Info(s path, a{sv} options) → (s source, s attribute, a(sv) values)
+ *       options: namespace, attribute s, nth u, mth u, noFallback b
+ *   List(a{sv} options) → (a(ttuusssssa{sv}stts) mounts)
+ *
+ * A parameter is (key, type, value) with type one of flag, string, binary,
+ * path, path_empty, fd and value a variant: "s" (string, path), "ay"
+ * (binary), "h" (fd, path_empty), "(hs)" (path or path_empty relative to a
+ * directory fd), "b" true for a flag.  The fd is the request's optional
+ * "ah fd" when there is no placement: D-Bus has no null fd.  attributes is
+ * {readOnly b, noSuid b, noDev b, noExec b, atime s, noDiratime b,
+ * noSymfollow b}; a mount's message is (step, level, text).
+ *
+ * The caller is the bus sender: without a namespace in the request, the
+ * mount namespace of the sending process is meant, as for varlink peers.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <time.h>
+
+#include <systemd/sd-bus.h>
+
+#include "bus.h"
+#include "ops-names.h"
+#include "ops.h"
+#include "util.h"
+
+struct BusFront {
+	sd_bus *bus;
+	sd_bus_slot *object_slot, *name_slot, *release_slot;
+	uint64_t last_activity;
+	bool stopping, drained;
+	void (*drained_cb)(BusFront *, void *);
+	void *drained_userdata;
+};
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* ---- one call -------------------------------------------------------------- */
+
+typedef struct BusCall {
+	sd_bus_message *m;
+	sd_bus_error *error;
+	int caller_pidfd; /* opened on demand, owned */
+	char field[128];  /* the offending field, for InvalidArgs */
+} BusCall;
+
+static void bus_call_done(BusCall *c)
+{
+	c->caller_pidfd = safe_close(c->caller_pidfd);
+}
+
+#define BUS_CALL_INIT(msg, err)                                    \
+	{                                                          \
+		.m = (msg), .error = (err), .caller_pidfd = -EBADF \
+	}
+
+static void set_field(BusCall *c, const char *prefix, const char *name)
+{
+	/* The innermost failure names the field; outer levels keep it. */
+	if (c->field[0])
+		return;
+	snprintf(c->field, sizeof(c->field), "%s%s%s", prefix ?: "", prefix && *prefix ? "." : "",
+		 name ?: "");
+}
+
+/* The namespace of the process that sent the message: a pidfd, taken as
+ * early as we can, so that the pid cannot be recycled under us between
+ * here and the operation. */
+static int caller_namespace(BusCall *c, OpsNamespace *ret)
+{
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	pid_t pid;
+	int r;
+
+	r = sd_bus_query_sender_creds(c->m, SD_BUS_CREDS_PID, &creds);
+	if (r < 0)
+		return r;
+	r = sd_bus_creds_get_pid(creds, &pid);
+	if (r < 0)
+		return r;
+	if (c->caller_pidfd < 0)
+		c->caller_pidfd = pidfd_open(pid, 0);
+	*ret = OPS_NAMESPACE_NULL;
+	if (c->caller_pidfd >= 0)
+		ret->pidfd = c->caller_pidfd;
+	else
+		ret->pid = pid;
+	return 0;
+}
+
+static int namespace_default(BusCall *c, OpsNamespace *ns)
+{
+	if (ops_namespace_is_set(ns))
+		return 0;
+	return caller_namespace(c, ns);
+}
+
+/* ---- decoding a{sv} ---------------------------------------------------------- */
+
+typedef struct BusField BusField;
+typedef int (*BusFieldFn)(BusCall *c, const BusField *f, const char *path, void *p);
+
+struct BusField {
+	const char *name;
+	const char *signature; /* of the variant's contents */
+	BusFieldFn fn;
+	size_t offset;
+	const BusField *table;		   /* for nested dictionaries */
+	int (*from_string)(const char *s); /* for enums */
+	size_t max;			   /* for strings; 0: MNT_PATH_MAX */
+};
+
+typedef int (*BusEntryFn)(BusCall *c, const char *key, const char *contents, const char *path,
+			  void *userdata);
+
+/* Walk an a{sv}: entry() gets each key with the variant entered.  path is
+ * the dotted field name of the dictionary ("" at the top). */
+static int dict_foreach(BusCall *c, const char *path, BusEntryFn entry, void *userdata)
+{
+	int r;
+
+	r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_ARRAY, "{sv}");
+	if (r < 0)
+		return r;
+	for (;;) {
+		const char *key, *contents;
+		char type;
+
+		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_DICT_ENTRY, "sv");
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		r = sd_bus_message_read(c->m, "s", &key);
+		if (r < 0)
+			return r;
+		r = sd_bus_message_peek_type(c->m, &type, &contents);
+		if (r < 0)
+			return r;
+		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_VARIANT, contents);
+		if (r >= 0)
+			r = entry(c, key, contents, path, userdata);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(c->m);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(c->m);
+		if (r < 0) {
+			set_field(c, path, key);
+			return r;
+		}
+	}
+	return sd_bus_message_exit_container(c->m);
+}
+
+typedef struct FieldsWalk {
+	const BusField *table;
+	void *base;
+	uint64_t seen;
+} FieldsWalk;
+
+static int fields_entry(BusCall *c, const char *key, const char *contents, const char *path,
+			void *userdata)
+{
+	FieldsWalk *w = userdata;
+
+	for (size_t i = 0; w->table[i].name; i++) {
+		const BusField *f = &w->table[i];
+		char sub[128];
+
+		if (!streq(f->name, key))
+			continue;
+		/* A key twice is a client bug that would otherwise be
+		 * decided silently by the order of the entries. */
+		if (w->seen & (UINT64_C(1) << i) || !streq(contents, f->signature))
+			return -EINVAL;
+		w->seen |= UINT64_C(1) << i;
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", key);
+		return f->fn(c, f, sub, (char *)w->base + f->offset);
+	}
+	return -EINVAL; /* unknown keys are refused, as varlink does */
+}
+
+static int decode_fields(BusCall *c, const BusField *table, const char *path, void *base)
+{
+	FieldsWalk w = {.table = table, .base = base};
+
+	return dict_foreach(c, path, fields_entry, &w);
+}
+
+static int field_string(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	const char *s;
+	int r;
+
+	(void)path;
+	r = sd_bus_message_read(c->m, "s", &s);
+	if (r < 0)
+		return r;
+	if (strlen(s) > (f->max ?: MNT_PATH_MAX))
+		return -ERANGE;
+	return free_and_strdup(p, s);
+}
+
+static int field_bool(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	int b, r;
+
+	(void)f;
+	(void)path;
+	r = sd_bus_message_read(c->m, "b", &b);
+	if (r < 0)
+		return r;
+	*(bool *)p = b;
+	return 0;
+}
+
+static int field_u32(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	(void)f;
+	(void)path;
+	return sd_bus_message_read(c->m, "u", p);
+}
+
+static int field_pid(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	uint32_t pid;
+	int r;
+
+	(void)f;
+	(void)path;
+	r = sd_bus_message_read(c->m, "u", &pid);
+	if (r < 0)
+		return r;
+	if (pid == 0 || pid > INT32_MAX)
+		return -ERANGE;
+	*(pid_t *)p = (pid_t)pid;
+	return 0;
+}
+
+/* Borrowed: the message owns it for the whole call. */
+static int field_fd(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	(void)f;
+	(void)path;
+	return sd_bus_message_read(c->m, "h", p);
+}
+
+_Static_assert(sizeof(MntCreate) == sizeof(int) && sizeof(OpsPropagation) == sizeof(int),
+	       "enums are stored through int pointers");
+
+static int field_enum(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	const char *s;
+	int r;
+
+	(void)path;
+	r = sd_bus_message_read(c->m, "s", &s);
+	if (r < 0)
+		return r;
+	r = f->from_string(s);
+	if (r < 0)
+		return r;
+	*(int *)p = r;
+	return 0;
+}
+
+static int field_dict(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	return decode_fields(c, f->table, path, p);
+}
+
+static int attributes_entry(BusCall *c, const char *key, const char *contents, const char *path,
+			    void *userdata)
+{
+	OpsAttributes *a = userdata;
+	const char *s;
+	int b, r;
+
+	(void)path;
+	if (streq(key, "atime")) {
+		if (!streq(contents, "s"))
+			return -EINVAL;
+		r = sd_bus_message_read(c->m, "s", &s);
+		return r < 0 ? r : ops_attributes_set_atime(a, s);
+	}
+	if (!streq(contents, "b"))
+		return -EINVAL;
+	r = sd_bus_message_read(c->m, "b", &b);
+	return r < 0 ? r : ops_attributes_set_flag(a, key, b);
+}
+
+static int field_attributes(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	(void)f;
+	return dict_foreach(c, path, attributes_entry, p);
+}
+
+#define FIELD(key, sig, func, type, member, ...)                                             \
+	{                                                                                    \
+		.name = key, .signature = sig, .fn = func, .offset = offsetof(type, member), \
+		__VA_ARGS__                                                                  \
+	}
+
+static const BusField namespace_fields[] = {
+	FIELD("pid", "u", field_pid, OpsNamespace, pid),
+	FIELD("pidfd", "h", field_fd, OpsNamespace, pidfd),
+	FIELD("mntnsFd", "h", field_fd, OpsNamespace, mntns_fd),
+	{},
+};
+
+static const BusField placement_fields[] = {
+	FIELD("namespace", "a{sv}", field_dict, OpsPlacement, ns, .table = namespace_fields),
+	FIELD("path", "s", field_string, OpsPlacement, path),
+	FIELD("create", "s", field_enum, OpsPlacement, create,
+	      .from_string = mnt_create_from_string),
+	FIELD("beneath", "b", field_bool, OpsPlacement, beneath),
+	{},
+};
+
+static const BusField image_fields[] = {
+	FIELD("fd", "h", field_fd, OpsImage, fd),
+	FIELD("partition", "u", field_u32, OpsImage, partition),
+	FIELD("partitionType", "s", field_string, OpsImage, partition_type, .max = 36),
+	{},
+};
+
+#define FIELD_NAMESPACE(key, type, member) \
+	FIELD(key, "a{sv}", field_dict, type, member, .table = namespace_fields)
+#define FIELD_ATTRIBUTES(type, member) FIELD("attributes", "a{sv}", field_attributes, type, member)
+#define FIELD_PROPAGATION(type, member)                                 \
+	FIELD("propagation", "s", field_enum, type, member.propagation, \
+	      .from_string = ops_propagation_from_string)
+#define FIELD_PLACEMENT(type, member) \
+	FIELD("placement", "a{sv}", field_dict, type, member, .table = placement_fields)
+
+/* A placement without a path is not a placement; the namespace defaults to
+ * the caller's only for a real one, as in varlink. */
+static int placement_finish(BusCall *c, OpsPlacement *p)
+{
+	if (!p->path) {
+		if (p->create != MNT_CREATE_NONE || p->beneath || ops_namespace_is_set(&p->ns)) {
+			set_field(c, "placement", "path");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return namespace_default(c, &p->ns);
+}
+
+/* ---- decoding parameters: a(ssv) -------------------------------------------- */
+
+static int param_value(BusCall *c, const char *contents, MntParam *p)
+{
+	const char *s;
+	int fd, b, r;
+
+	if (streq(contents, "s")) {
+		r = sd_bus_message_read(c->m, "s", &s);
+		return r < 0 ? r : free_and_strdup(&p->value, s);
+	}
+	if (streq(contents, "ay")) {
+		const void *data;
+		size_t size;
+
+		r = sd_bus_message_read_array(c->m, 'y', &data, &size);
+		if (r < 0)
+			return r;
+		if (size == 0)
+			return 0; /* no value: ops_params_validate() says so */
+		p->blob = malloc(size);
+		if (!p->blob)
+			return -ENOMEM;
+		memcpy(p->blob, data, size);
+		p->blob_size = size;
+		return 0;
+	}
+	if (streq(contents, "h") || streq(contents, "(hs)")) {
+		bool with_path = contents[0] == '(';
+
+		r = with_path ? sd_bus_message_read(c->m, "(hs)", &fd, &s)
+			      : sd_bus_message_read(c->m, "h", &fd);
+		if (r < 0)
+			return r;
+		/* MntParam owns its fd. */
+		p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (p->fd < 0)
+			return negative_errno();
+		return with_path ? free_and_strdup(&p->value, s) : 0;
+	}
+	if (streq(contents, "b")) {
+		r = sd_bus_message_read(c->m, "b", &b);
+		return r < 0 ? r : b ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static int decode_params(BusCall *c, MntParam **ret, size_t *ret_n)
+{
+	MntParam *params = NULL;
+	size_t n = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_ARRAY, "(ssv)");
+	if (r < 0)
+		return set_field(c, NULL, "parameters"), r;
+	for (;;) {
+		const char *key, *type, *contents;
+		char field[32];
+		MntParam *p;
+		char t;
+
+		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_STRUCT, "ssv");
+		if (r <= 0)
+			break;
+		snprintf(field, sizeof(field), "parameters[%zu]", n);
+		if (n >= OPS_PARAMS_MAX) {
+			r = -E2BIG;
+			set_field(c, NULL, "parameters");
+			break;
+		}
+		p = reallocarray(params, n + 1, sizeof(*params));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		params = p;
+		p = &params[n++];
+		*p = (MntParam){.fd = -EBADF};
+
+		r = sd_bus_message_read(c->m, "ss", &key, &type);
+		if (r >= 0)
+			r = free_and_strdup(&p->key, key);
+		if (r < 0) {
+			set_field(c, field, "key");
+			break;
+		}
+		r = mnt_param_type_from_string(type);
+		if (r < 0) {
+			set_field(c, field, "type");
+			break;
+		}
+		p->type = (MntParamType)r;
+		r = sd_bus_message_peek_type(c->m, &t, &contents);
+		if (r >= 0)
+			r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_VARIANT, contents);
+		if (r >= 0)
+			r = param_value(c, contents, p);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(c->m);
+		if (r < 0) {
+			set_field(c, field, "value");
+			break;
+		}
+		r = sd_bus_message_exit_container(c->m);
+		if (r < 0)
+			break;
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(c->m);
+	if (r < 0) {
+		set_field(c, NULL, "parameters");
+		for (size_t i = 0; i < n; i++)
+			mnt_param_done(&params[i]);
+		free(params);
+		return r;
+	}
+	*ret = params;
+	*ret_n = n;
+	return 0;
+}
+
+/* ---- replies ------------------------------------------------------------------ */
+
+/* Decoding or validation failed: InvalidArgs naming the field, like
+ * org.varlink.service.InvalidParameter{parameter}. */
+static int fail_invalid(BusCall *c, int r, const char *field)
+{
+	if (r == -ENOMEM)
+		return sd_bus_error_set_errno(c->error, r);
+	return sd_bus_error_setf(c->error, SD_BUS_ERROR_INVALID_ARGS, "Invalid parameter: %s",
+				 field
+					 ?: c->field[0] ? c->field
+							: "parameters");
+}
+
+static const char *errno_name(int r)
+{
+	return strerrorname_np(r < 0 ? -r : r) ?: "?";
+}
+
+static int fail_operation(BusCall *c, int r, const MntLog *log)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	switch (ops_error_kind(r, log)) {
+	case OPS_ERROR_NO_MEMORY:
+		return sd_bus_error_set_errno(c->error, r);
+	case OPS_ERROR_PERMISSION_DENIED:
+		return sd_bus_error_setf(c->error, SD_BUS_ERROR_ACCESS_DENIED, "%s: %s",
+					 errno_name(r), strerror(-r));
+	case OPS_ERROR_INTERNAL:
+		return sd_bus_error_setf(c->error, BUS_ERROR_INTERNAL_ERROR, "%s: %s",
+					 errno_name(r), strerror(-r));
+	case OPS_ERROR_MOUNT_FAILED:
+		break;
+	}
+
+	/* D-Bus errors carry one string: the step, the errno and every
+	 * kernel message, one per line, in the order they were logged. */
+	f = open_memstream(&text, &size);
+	if (!f)
+		return sd_bus_error_set_errno(c->error, -ENOMEM);
+	fprintf(f, "%s: %s (%s)", log->failed_step, errno_name(r), strerror(-r));
+	for (size_t i = 0; i < log->n_messages; i++)
+		fprintf(f, "\n%s: %c %s", log->messages[i].step, log->messages[i].level,
+			log->messages[i].text);
+	if (fclose(f) != 0)
+		return sd_bus_error_set_errno(c->error, -ENOMEM);
+	return sd_bus_error_set(c->error, BUS_ERROR_MOUNT_FAILED, text);
+}
+
+static int append_messages(sd_bus_message *reply, const MntLog *log)
+{
+	int r;
+
+	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(sss)");
+	for (size_t i = 0; r >= 0 && i < log->n_messages; i++) {
+		const MntMessage *m = &log->messages[i];
+		char level[2] = {m->level, 0};
+
+		r = sd_bus_message_append(reply, "(sss)", m->step, level, m->text);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* The detached mount as "ah": empty when it was placed. */
+static int append_mount_fd(sd_bus_message *reply, int fd)
+{
+	/* sd-bus duplicates the fd; the result still closes ours. */
+	return fd >= 0 ? sd_bus_message_append(reply, "ah", 1, fd)
+		       : sd_bus_message_append(reply, "ah", 0);
+}
+
+static int append_attributes(sd_bus_message *reply, uint64_t attr)
+{
+	int r;
+
+	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
+	for (const OpsAttributeName *n = ops_attribute_names; r >= 0 && n->name; n++)
+		r = sd_bus_message_append(reply, "{sv}", n->name, "b", (int)!!(attr & n->flag));
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "{sv}", "atime", "s", ops_atime_to_string(attr));
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+#define MOUNT_ENTRY_SIGNATURE "ttuusssssa{sv}stts"
+
+static int append_mount_entry(sd_bus_message *reply, const OpsMountEntry *e)
+{
+	char dev[32];
+	int r;
+
+	snprintf(dev, sizeof(dev), "%u:%u", e->dev_major, e->dev_minor);
+	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, MOUNT_ENTRY_SIGNATURE);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "ttuusssss", e->id, e->parent_id, e->id_old,
+					  e->parent_id_old, e->fstype ?: "", e->source ?: "",
+					  e->root ?: "", e->mount_point ?: "", e->options ?: "");
+	if (r >= 0)
+		r = append_attributes(reply, e->attr);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "stts", mnt_propagation_to_string(e->propagation),
+					  e->peer_group, e->master, dev);
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static void touch(BusFront *b)
+{
+	b->last_activity = now_usec();
+}
+
+/* ---- methods ------------------------------------------------------------------- */
+
+static const BusField create_fields[] = {
+	FIELD("source", "s", field_string, OpsCreateRequest, source, .max = MNT_STRING_MAX),
+	FIELD("exclusive", "b", field_bool, OpsCreateRequest, exclusive),
+	FIELD("image", "a{sv}", field_dict, OpsCreateRequest, image, .table = image_fields),
+	FIELD_ATTRIBUTES(OpsCreateRequest, attr),
+	FIELD_PROPAGATION(OpsCreateRequest, attr),
+	FIELD_PLACEMENT(OpsCreateRequest, place),
+	{},
+};
+
+static int method_create(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_create_request_done) OpsCreateRequest req = {
+		.image.fd = -EBADF,
+		.place.ns = OPS_NAMESPACE_NULL,
+	};
+	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *fstype, *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = sd_bus_message_read(m, "s", &fstype);
+	if (r < 0)
+		return fail_invalid(&c, r, "fsType");
+	/* "" is the varlink side's null: probe the image. */
+	if (*fstype && free_and_strdup(&req.fstype, fstype) < 0)
+		return -ENOMEM;
+	r = decode_params(&c, &req.params, &req.n_params);
+	if (r >= 0)
+		r = decode_fields(&c, create_fields, "", &req);
+	if (r >= 0)
+		r = placement_finish(&c, &req.place);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_create_validate(&req, &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_create(&req, &res, &log);
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "t", res.mount_id);
+	if (r >= 0)
+		r = append_mount_fd(reply, res.mount_fd);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "ss", res.fstype ?: "", res.loop_device ?: "");
+	if (r >= 0)
+		r = append_messages(reply, &log);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static const BusField bind_fields[] = {
+	FIELD_NAMESPACE("sourceNamespace", OpsBindRequest, source_ns),
+	FIELD("sourceFd", "h", field_fd, OpsBindRequest, source_fd),
+	FIELD("recursive", "b", field_bool, OpsBindRequest, recursive),
+	FIELD("idmapUserNamespaceFd", "h", field_fd, OpsBindRequest, userns_fd),
+	FIELD_ATTRIBUTES(OpsBindRequest, attr),
+	FIELD_PROPAGATION(OpsBindRequest, attr),
+	FIELD_PLACEMENT(OpsBindRequest, place),
+	{},
+};
+
+static int method_bind(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_bind_request_done) OpsBindRequest req = {
+		.source_ns = OPS_NAMESPACE_NULL,
+		.source_fd = -EBADF,
+		.recursive = true,
+		.userns_fd = -EBADF,
+		.place.ns = OPS_NAMESPACE_NULL,
+	};
+	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *source, *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = sd_bus_message_read(m, "s", &source);
+	if (r < 0)
+		return fail_invalid(&c, r, "sourcePath");
+	if (*source && free_and_strdup(&req.source_path, source) < 0)
+		return -ENOMEM;
+	r = decode_fields(&c, bind_fields, "", &req);
+	if (r >= 0)
+		r = placement_finish(&c, &req.place);
+	if (r >= 0)
+		r = namespace_default(&c, &req.source_ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_bind_validate(&req, &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_bind(&req, &res, &log);
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "t", res.mount_id);
+	if (r >= 0)
+		r = append_mount_fd(reply, res.mount_fd);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+/* For methods whose only option is the namespace: decoded straight into an
+ * OpsNamespace, hence a wrapper struct of one member. */
+typedef struct NamespaceOnly {
+	OpsNamespace ns;
+} NamespaceOnly;
+
+static const BusField namespace_only_fields[] = {
+	FIELD_NAMESPACE("namespace", NamespaceOnly, ns),
+	{},
+};
+
+static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_reconfigure_request_done) OpsReconfigureRequest req = {
+		.ns = OPS_NAMESPACE_NULL,
+	};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *path, *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = sd_bus_message_read(m, "s", &path);
+	if (r < 0)
+		return fail_invalid(&c, r, "path");
+	if (free_and_strdup(&req.path, path) < 0)
+		return -ENOMEM;
+	r = decode_params(&c, &req.params, &req.n_params);
+	if (r >= 0)
+		r = decode_fields(&c, namespace_only_fields, "", &req.ns);
+	if (r >= 0)
+		r = namespace_default(&c, &req.ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_reconfigure_validate(&req, &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_reconfigure(&req, &log);
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = append_messages(reply, &log);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static const BusField setattr_fields[] = {
+	FIELD_NAMESPACE("namespace", OpsSetattrRequest, ns),
+	FIELD("recursive", "b", field_bool, OpsSetattrRequest, recursive),
+	FIELD_ATTRIBUTES(OpsSetattrRequest, attr),
+	FIELD_PROPAGATION(OpsSetattrRequest, attr),
+	FIELD("idmapUserNamespaceFd", "h", field_fd, OpsSetattrRequest, userns_fd),
+	{},
+};
+
+static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_setattr_request_done) OpsSetattrRequest req = {
+		.ns = OPS_NAMESPACE_NULL,
+		.userns_fd = -EBADF,
+	};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	const char *path, *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = sd_bus_message_read(m, "s", &path);
+	if (r < 0)
+		return fail_invalid(&c, r, "path");
+	if (free_and_strdup(&req.path, path) < 0)
+		return -ENOMEM;
+	r = decode_fields(&c, setattr_fields, "", &req);
+	if (r >= 0)
+		r = namespace_default(&c, &req.ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_setattr_validate(&req, &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_setattr(&req, &log);
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static const BusField move_fields[] = {
+	FIELD_NAMESPACE("namespace", OpsMoveRequest, ns),
+	FIELD("create", "s", field_enum, OpsMoveRequest, create,
+	      .from_string = mnt_create_from_string),
+	FIELD("beneath", "b", field_bool, OpsMoveRequest, beneath),
+	{},
+};
+
+static int method_move(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_move_request_done) OpsMoveRequest req = {.ns = OPS_NAMESPACE_NULL};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	const char *from, *to, *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = sd_bus_message_read(m, "ss", &from, &to);
+	if (r < 0)
+		return fail_invalid(&c, r, "from");
+	if (free_and_strdup(&req.from, from) < 0 || free_and_strdup(&req.to, to) < 0)
+		return -ENOMEM;
+	r = decode_fields(&c, move_fields, "", &req);
+	if (r >= 0)
+		r = namespace_default(&c, &req.ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_move_validate(&req, &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_move(&req, &log);
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static const BusField unmount_fields[] = {
+	FIELD_NAMESPACE("namespace", OpsUnmountRequest, ns),
+	FIELD("detach", "b", field_bool, OpsUnmountRequest, detach),
+	FIELD("force", "b", field_bool, OpsUnmountRequest, force),
+	{},
+};
+
+static int method_unmount(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_unmount_request_done) OpsUnmountRequest req = {.ns = OPS_NAMESPACE_NULL};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	const char *path, *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = sd_bus_message_read(m, "s", &path);
+	if (r < 0)
+		return fail_invalid(&c, r, "path");
+	if (free_and_strdup(&req.path, path) < 0)
+		return -ENOMEM;
+	r = decode_fields(&c, unmount_fields, "", &req);
+	if (r >= 0)
+		r = namespace_default(&c, &req.ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_unmount_validate(&req, &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_unmount(&req, &log);
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static const BusField info_fields[] = {
+	FIELD_NAMESPACE("namespace", OpsInfoRequest, ns),
+	FIELD("attribute", "s", field_string, OpsInfoRequest, attribute, .max = 64),
+	FIELD("nth", "u", field_u32, OpsInfoRequest, nth),
+	FIELD("mth", "u", field_u32, OpsInfoRequest, mth),
+	FIELD("noFallback", "b", field_bool, OpsInfoRequest, no_fallback),
+	{},
+};
+
+static int append_info_value(sd_bus_message *reply, const OpsValue *v)
+{
+	switch (v->type) {
+	case OPS_VALUE_U64:
+		return sd_bus_message_append(reply, "(sv)", v->name, "t", v->u);
+	case OPS_VALUE_S64:
+		return sd_bus_message_append(reply, "(sv)", v->name, "x", v->s);
+	case OPS_VALUE_STRING:
+		return sd_bus_message_append(reply, "(sv)", v->name, "s", v->str ?: "");
+	case OPS_VALUE_BOOL:
+		return sd_bus_message_append(reply, "(sv)", v->name, "b", (int)v->b);
+	}
+	return -EINVAL;
+}
+
+static int method_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_info_request_done) OpsInfoRequest req = {.ns = OPS_NAMESPACE_NULL};
+	_cleanup_(ops_info_result_done) OpsInfoResult res = {};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *path, *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = sd_bus_message_read(m, "s", &path);
+	if (r < 0)
+		return fail_invalid(&c, r, "path");
+	if (free_and_strdup(&req.path, path) < 0)
+		return -ENOMEM;
+	r = decode_fields(&c, info_fields, "", &req);
+	if (r >= 0)
+		r = namespace_default(&c, &req.ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_info_validate(&req, &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_info(&req, &res, &log);
+	if (r == -ENOSYS || r == -EOPNOTSUPP)
+		return sd_bus_error_setf(error, BUS_ERROR_NOT_SUPPORTED,
+					 "fsinfo attribute not available: %s",
+					 req.attribute ?: "statfs");
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "ss", ops_info_source_to_string(res.source),
+					  res.attribute);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(sv)");
+	for (size_t i = 0; r >= 0 && i < res.n_values; i++)
+		r = append_info_value(reply, &res.values[i]);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_list(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(ops_list_result_done) OpsListResult res = {};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	OpsListRequest req = {.ns = OPS_NAMESPACE_NULL};
+	const char *field = NULL;
+	int r;
+
+	touch(userdata);
+	r = decode_fields(&c, namespace_only_fields, "", &req.ns);
+	if (r >= 0)
+		r = namespace_default(&c, &req.ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_namespace_validate(&req.ns, "namespace", &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = ops_list(&req, &res, &log);
+	if (r < 0)
+		return fail_operation(&c, r, &log);
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY,
+						  "(" MOUNT_ENTRY_SIGNATURE ")");
+	for (size_t i = 0; r >= 0 && i < res.n_mounts; i++)
+		r = append_mount_entry(reply, &res.mounts[i]);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+/* Authorization is mountd's (as for varlink), not sd-bus's root-only
+ * default: every method is callable by anyone the bus policy lets in. */
+#define METHOD(name, in, in_names, out, out_names, fn) \
+	SD_BUS_METHOD_WITH_NAMES(name, in, in_names, out, out_names, fn, SD_BUS_VTABLE_UNPRIVILEGED)
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	METHOD("Create", "sa(ssv)a{sv}",
+	       SD_BUS_PARAM(fsType) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options), "tahssa(sss)",
+	       SD_BUS_PARAM(mountId) SD_BUS_PARAM(fd) SD_BUS_PARAM(fsType) SD_BUS_PARAM(loopDevice)
+		       SD_BUS_PARAM(messages),
+	       method_create),
+	METHOD("Bind", "sa{sv}", SD_BUS_PARAM(sourcePath) SD_BUS_PARAM(options), "tah",
+	       SD_BUS_PARAM(mountId) SD_BUS_PARAM(fd), method_bind),
+	METHOD("Reconfigure", "sa(ssv)a{sv}",
+	       SD_BUS_PARAM(path) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options), "a(sss)",
+	       SD_BUS_PARAM(messages), method_reconfigure),
+	METHOD("SetAttributes", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "", "",
+	       method_setattr),
+	METHOD("Move", "ssa{sv}", SD_BUS_PARAM(from) SD_BUS_PARAM(to) SD_BUS_PARAM(options), "", "",
+	       method_move),
+	METHOD("Unmount", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "", "",
+	       method_unmount),
+	METHOD("Info", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "ssa(sv)",
+	       SD_BUS_PARAM(source) SD_BUS_PARAM(attribute) SD_BUS_PARAM(values), method_info),
+	METHOD("List", "a{sv}", SD_BUS_PARAM(options), "a(" MOUNT_ENTRY_SIGNATURE ")",
+	       SD_BUS_PARAM(mounts), method_list),
+	SD_BUS_VTABLE_END,
+};
+
+/* ---- the connection ------------------------------------------------------------ */
+
+static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const sd_bus_error *e = sd_bus_message_get_error(m);
+
+	(void)userdata;
+	(void)error;
+	if (e)
+		fprintf(stderr, "mountd: cannot own %s on the system bus: %s\n", BUS_NAME,
+			e->message ?: e->name);
+	return 0;
+}
+
+int bus_front_new(BusFront **ret, sd_event *event)
+{
+	_cleanup_(bus_front_freep) BusFront *b = NULL;
+	int r;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->last_activity = now_usec();
+	r = sd_bus_open_system_with_description(&b->bus, "mountd");
+	if (r < 0)
+		return r;
+	r = sd_bus_add_object_vtable(b->bus, &b->object_slot, BUS_PATH, BUS_INTERFACE,
+				     manager_vtable, b);
+	if (r < 0)
+		return r;
+	r = sd_bus_attach_event(b->bus, event, SD_EVENT_PRIORITY_NORMAL);
+	if (r < 0)
+		return r;
+	/* Asynchronous: READY=1 must not wait for a bus that may itself be
+	 * starting; dbus-daemon holds activating calls until we own it. */
+	r = sd_bus_request_name_async(b->bus, &b->name_slot, BUS_NAME, 0, on_name_acquired, b);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(b);
+	return 0;
+}
+
+BusFront *bus_front_free(BusFront *b)
+{
+	if (!b)
+		return NULL;
+	sd_bus_slot_unref(b->release_slot);
+	sd_bus_slot_unref(b->name_slot);
+	sd_bus_slot_unref(b->object_slot);
+	/* Replies still queued are written before we go. */
+	sd_bus_flush_close_unref(b->bus);
+	free(b);
+	return NULL;
+}
+
+static void drained(BusFront *b)
+{
+	if (b->drained)
+		return;
+	b->drained = true;
+	if (b->drained_cb)
+		b->drained_cb(b, b->drained_userdata);
+}
+
+static int on_name_released(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	(void)m;
+	(void)error;
+	/* The bus sends everything addressed to the name before this reply,
+	 * and sd-bus dispatches in order: the calls queued for us have all
+	 * been answered by now.  Later calls start the next instance. */
+	drained(userdata);
+	return 0;
+}
+
+void bus_front_stop(BusFront *b, void (*cb)(BusFront *, void *), void *userdata)
+{
+	int r;
+
+	if (!b || b->stopping)
+		return;
+	b->stopping = true;
+	b->drained_cb = cb;
+	b->drained_userdata = userdata;
+	r = sd_bus_is_open(b->bus) > 0 ? sd_bus_release_name_async(b->bus, &b->release_slot,
+								   BUS_NAME, on_name_released, b)
+				       : -ENOTCONN;
+	if (r < 0)
+		drained(b);
+}
+
+bool bus_front_is_drained(BusFront *b)
+{
+	return !b || b->drained;
+}
+
+uint64_t bus_front_last_activity(BusFront *b)
+{
+	return b ? b->last_activity : 0;
+}

@@ -1,0 +1,14 @@
+# units/build.mk — systemd units and D-Bus files of mountd, installed into the
+# image; the socket is enabled there (mountd itself starts on demand).
+
+.PHONY: install-units
+install-units:
+	install -D -m644 units/mountd.socket $(DESTDIR)/usr/lib/systemd/system/mountd.socket
+	install -D -m644 units/mountd.service $(DESTDIR)/usr/lib/systemd/system/mountd.service
+	install -D -m644 units/io.mountd1.conf $(DESTDIR)/usr/share/dbus-1/system.d/io.mountd1.conf
+	install -D -m644 units/io.mountd1.service \
+		$(DESTDIR)/usr/share/dbus-1/system-services/io.mountd1.service
+	install -d $(DESTDIR)/etc/systemd/system/sockets.target.wants
+	ln -sf /usr/lib/systemd/system/mountd.socket \
+		$(DESTDIR)/etc/systemd/system/sockets.target.wants/mountd.socket
+INSTALL_TARGETS += install-units
