@@ -30,6 +30,10 @@ call() {
 }
 
 start_mountd() {
+	# The image's mountd.socket owns $SOCK: stop it (and an instance it
+	# started) so that requests reach the mountd under test.
+	systemctl stop mountd.socket mountd.service 2>/dev/null || true
+	rm -f $SOCK
 	"$BUILD/mountd" 2>"$work/mountd.log" &
 	mountd=$!
 	for _ in $(seq 100); do [ -S $SOCK ] && return 0; sleep 0.1; done
