@@ -372,23 +372,144 @@ static void header(FILE *f, const char *attribute, int nth, int mth, bool multi_
 		fprintf(f, "[%d]", mth);
 }
 
-int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_object *reply)
+/* fsinfo_attr_capabilities comes as the bitmap's bytes in hex (bit N is
+ * bit N%8 of byte N/8); these are the bits' names, as in linux/fsinfo.h
+ * without the fsinfo_cap_ prefix. */
+static const char *const capability_names[] = {
+	"is_kernel_fs",
+	"is_block_fs",
+	"is_flash_fs",
+	"is_network_fs",
+	"is_automounter_fs",
+	"automounts",
+	"adv_locks",
+	"mand_locks",
+	"leases",
+	"uids",
+	"gids",
+	"projids",
+	"id_names",
+	"id_guids",
+	"windows_attrs",
+	"user_quotas",
+	"group_quotas",
+	"project_quotas",
+	"xattrs",
+	"journal",
+	"data_is_journalled",
+	"o_sync",
+	"o_direct",
+	"volume_id",
+	"volume_uuid",
+	"volume_name",
+	"volume_fsid",
+	"cell_name",
+	"domain_name",
+	"realm_name",
+	"iver_all_change",
+	"iver_data_change",
+	"iver_mono_incr",
+	"symlinks",
+	"hard_links",
+	"hard_links_1dir",
+	"device_files",
+	"unix_specials",
+	"resource_forks",
+	"name_case_indep",
+	"name_non_utf8",
+	"name_has_codepage",
+	"sparse",
+	"not_persistent",
+	"no_unix_mode",
+	"has_atime",
+	"has_btime",
+	"has_ctime",
+	"has_mtime",
+};
+
+static int hex_nibble(char c)
 {
-	json_object *values = NULL;
-	size_t n, w = 0;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The reply's values, with a capabilities bitmap also spelt out as one
+ * flag per capability, so that people and scripts need not decode bits. */
+static json_object *info_values(const char *attribute, json_object *reply)
+{
+	json_object *values = NULL, *out;
+	size_t n;
 
 	if (!json_object_object_get_ex(reply, "values", &values) ||
 	    !json_object_is_type(values, json_type_array))
+		return NULL;
+	out = json_object_new_array();
+	n = json_object_array_length(values);
+	for (size_t i = 0; out && i < n; i++) {
+		json_object *v = json_object_array_get_idx(values, i);
+		const char *hex = get_str(v, "text");
+		size_t len = hex ? strlen(hex) : 0;
+
+		json_object_array_add(out, json_object_get(v));
+		if (!streq(attribute, "capabilities") ||
+		    !streq_ptr(get_str(v, "name"), "capabilities") || len % 2)
+			continue;
+		for (size_t bit = 0; bit < ELEMENTSOF(capability_names) && bit / 8 < len / 2;
+		     bit++) {
+			int hi = hex_nibble(hex[bit / 8 * 2]),
+			    lo = hex_nibble(hex[bit / 8 * 2 + 1]);
+			json_object *o;
+
+			if (hi < 0 || lo < 0)
+				break;
+			o = json_object_new_object();
+			if (!o)
+				break;
+			json_object_object_add(o, "name",
+					       json_object_new_string(capability_names[bit]));
+			json_object_object_add(
+				o, "flag",
+				json_object_new_boolean(((hi << 4 | lo) >> (bit % 8)) & 1));
+			json_object_array_add(out, o);
+		}
+	}
+	return out;
+}
+
+static bool is_false_flag(json_object *v)
+{
+	json_object *x;
+
+	return json_object_object_get_ex(v, "flag", &x) && x && !json_object_get_boolean(x);
+}
+
+int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_object *reply)
+{
+	_cleanup_json_ json_object *values = info_values(attribute, reply);
+	/* 49 lines of capabilities would bury the few that are set. */
+	bool only_set = streq(attribute, "capabilities");
+	size_t n, w = 0;
+
+	if (!values)
 		return -EBADMSG;
 	n = json_object_array_length(values);
 	header(f, attribute, nth, mth, nth >= 0, mth >= 0);
 	fprintf(f, " (%s):\n", get_str(reply, "source") ?: "?");
 	for (size_t i = 0; i < n; i++)
-		w = MAX(w, strlen(get_str(json_object_array_get_idx(values, i), "name") ?: ""));
+		if (!(only_set && is_false_flag(json_object_array_get_idx(values, i))))
+			w = MAX(w, strlen(get_str(json_object_array_get_idx(values, i), "name")
+						  ?: ""));
 	for (size_t i = 0; i < n; i++) {
 		json_object *v = json_object_array_get_idx(values, i), *x;
 		const char *name = get_str(v, "name") ?: "";
 
+		if (only_set && is_false_flag(v))
+			continue;
 		fprintf(f, "    %-*s  ", (int)w, name);
 		if (json_object_object_get_ex(v, "number", &x) && x)
 			fprintf(f, "%s\n", json_object_get_string(x));
@@ -404,7 +525,8 @@ int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_obje
 
 json_object *output_info_json(const char *attribute, int nth, int mth, json_object *reply)
 {
-	json_object *o = json_object_new_object(), *values = json_object_new_object(), *a = NULL;
+	json_object *o = json_object_new_object(), *values = json_object_new_object();
+	_cleanup_json_ json_object *a = info_values(attribute, reply);
 	size_t n;
 
 	if (!o || !values) {
@@ -419,8 +541,7 @@ json_object *output_info_json(const char *attribute, int nth, int mth, json_obje
 		json_object_object_add(o, "mth", json_object_new_int(mth));
 	add_str(o, "source", get_str(reply, "source"));
 	json_object_object_add(o, "values", values);
-	if (!json_object_object_get_ex(reply, "values", &a) ||
-	    !json_object_is_type(a, json_type_array))
+	if (!a)
 		return o;
 	n = json_object_array_length(a);
 	for (size_t i = 0; i < n; i++) {

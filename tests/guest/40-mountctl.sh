@@ -99,6 +99,10 @@ src=${MOUNTCTL_TEST_INFO_SOURCE:-fsinfo}
 check_output "info statfs comes from $src" "^statfs \\(($src)\\):" mountctl info / statfs
 check_output "info enumerates parameter instances" "^parameter\\[1\\] \\(($src)\\):" mountctl info /mnt/t parameter
 check_output "info --nth picks one instance" '^parameter\[0\]' mountctl info --nth 0 /mnt/t parameter
+if [ "$src" = fsinfo ]; then
+	check_output "info capabilities spells out the bits (tmpfs is not persistent)" \
+		'^ +not_persistent +yes$' mountctl info /mnt/t capabilities
+fi
 check "info --json" bash -c "mountctl --json info /mnt/t statfs limits >$work/i.json"
 check "  ... has statfs values" json_ok "$work/i.json" 'd["attributes"][0]["values"]["f_blocks"] == 256 and d["attributes"][1]["attribute"] == "limits"'
 expect_fail "info on a missing path fails with the step" 1 "resolve.*ENOENT" mountctl info /mnt/nonexistent
