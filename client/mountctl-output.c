@@ -481,6 +481,64 @@ static json_object *info_values(const char *attribute, json_object *reply)
 	return out;
 }
 
+/* Bit names of the "supports" attribute's masks (STATX_* and
+ * STATX_ATTR_* from linux/stat.h), shown next to the numbers. */
+typedef struct BitName {
+	uint64_t bit;
+	const char *name;
+} BitName;
+
+static const BitName statx_mask_bits[] = {
+	{0x1, "type"},
+	{0x2, "mode"},
+	{0x4, "nlink"},
+	{0x8, "uid"},
+	{0x10, "gid"},
+	{0x20, "atime"},
+	{0x40, "mtime"},
+	{0x80, "ctime"},
+	{0x100, "ino"},
+	{0x200, "size"},
+	{0x400, "blocks"},
+	{0x800, "btime"},
+	{0x1000, "mnt_id"},
+	{0x2000, "dioalign"},
+	{0x4000, "mnt_id_unique"},
+	{0x8000, "subvol"},
+	{0x10000, "write_atomic"},
+	{},
+};
+
+static const BitName statx_attr_bits[] = {
+	{0x4, "compressed"},
+	{0x10, "immutable"},
+	{0x20, "append"},
+	{0x40, "nodump"},
+	{0x800, "encrypted"},
+	{0x1000, "automount"},
+	{0x2000, "mount_root"},
+	{0x100000, "verity"},
+	{0x200000, "dax"},
+	{0x400000, "write_atomic"},
+	{},
+};
+
+static void put_bits(FILE *f, uint64_t v, const BitName *names)
+{
+	const char *sep = "";
+
+	fputs("  (", f);
+	for (; names->name; names++)
+		if (v & names->bit) {
+			fprintf(f, "%s%s", sep, names->name);
+			sep = ",";
+			v &= ~names->bit;
+		}
+	if (v)
+		fprintf(f, "%s0x%" PRIx64, sep, v);
+	fputc(')', f);
+}
+
 static bool is_false_flag(json_object *v)
 {
 	json_object *x;
@@ -511,9 +569,18 @@ int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_obje
 		if (only_set && is_false_flag(v))
 			continue;
 		fprintf(f, "    %-*s  ", (int)w, name);
-		if (json_object_object_get_ex(v, "number", &x) && x)
-			fprintf(f, "%s\n", json_object_get_string(x));
-		else if (json_object_object_get_ex(v, "text", &x) && x)
+		if (json_object_object_get_ex(v, "number", &x) && x) {
+			const BitName *bits = NULL;
+
+			fputs(json_object_get_string(x), f);
+			if (streq(attribute, "supports") && streq(name, "stx_mask"))
+				bits = statx_mask_bits;
+			else if (streq(attribute, "supports") && streq(name, "stx_attributes"))
+				bits = statx_attr_bits;
+			if (bits && json_object_get_int64(x) > 0)
+				put_bits(f, (uint64_t)json_object_get_int64(x), bits);
+			fputc('\n', f);
+		} else if (json_object_object_get_ex(v, "text", &x) && x)
 			fprintf(f, "%s\n", json_object_get_string(x));
 		else if (json_object_object_get_ex(v, "flag", &x) && x)
 			fprintf(f, "%s\n", json_object_get_boolean(x) ? "yes" : "no");

@@ -47,6 +47,7 @@ case_ info-caps-nm $D/info-caps.json __format info -- server_address 2 1
 case_ info-caps-json $D/info-caps.json --json __format info -- capabilities -1 -1
 # A capabilities bitmap (hex bytes) is spelt out as named flags.
 case_ info-capabilities $D/info-capabilities.json __format info -- capabilities -1 -1
+case_ info-supports $D/info-supports.json __format info -- supports -1 -1
 case_ info-capabilities-json $D/info-capabilities.json --json __format info -- capabilities -1 -1
 # Watch events.
 case_ watch $D/watch.json __format watch
