@@ -73,5 +73,12 @@ setup 10-a
 result 10-a '# ok 1 - nested comment\nok 1 - x\n' 0
 verdict "comment lines are not cases" 0 "t: 1 passed, 0 failed"
 
+setup 10-a 20-b
+result 10-a 'ok 1 - x\n' 0
+MOUNTD_TESTS=a verdict "MOUNTD_TESTS narrows what must have run" 0 "t: 1 passed, 0 failed"
+
+setup 10-a
+MOUNTD_TESTS=nomatch verdict "a filter that matches nothing fails" 1 "t: 0 passed, 1 failed"
+
 echo "1..$n"
 [ $bad = 0 ]
