@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <stdio.h>
@@ -176,59 +177,66 @@ TEST_F(ns, unknown_parameter_rejected)
 	close(fs);
 }
 
-TEST_F(ns, recursive_bind_carries_submounts)
+/* A fresh tmpfs at path, holding an empty directory named marker. */
+static int mount_tmpfs_at(const char *path, const char *marker)
 {
-	char src[128], sub[128], dst[128], probe[160];
-	int mnt, tree;
+	int mnt = new_tmpfs("1m"), ret;
 
-	snprintf(src, sizeof(src), "%s/src", self->dir);
-	snprintf(sub, sizeof(sub), "%s/src/sub", self->dir);
-	snprintf(dst, sizeof(dst), "%s/dst", self->dir);
+	if (mnt < 0)
+		return -1;
+	ret = mkdirat(mnt, marker, 0755);
+	if (!ret)
+		ret = sys_move_mount(mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+	close(mnt);
+	return ret;
+}
+
+/*
+ * dir/src (a tmpfs) with dir/src/sub (another tmpfs) cloned onto dir/dst,
+ * with or without its submounts.
+ */
+static void bind_src_tree(struct __test_metadata *_metadata, const char *dir, bool recursive)
+{
+	char src[128], sub[160], dst[128];
+	int tree;
+
+	snprintf(src, sizeof(src), "%s/src", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", src);
+	snprintf(dst, sizeof(dst), "%s/dst", dir);
 	ASSERT_EQ(0, mkdir(src, 0755));
-	mnt = new_tmpfs("1m");
-	ASSERT_GE(mnt, 0);
-	ASSERT_EQ(0, sys_move_mount(mnt, "", AT_FDCWD, src, MOVE_MOUNT_F_EMPTY_PATH));
-	close(mnt);
-	ASSERT_EQ(0, mkdir(sub, 0755));
-	mnt = new_tmpfs("1m");
-	ASSERT_GE(mnt, 0);
-	ASSERT_EQ(0, mkdirat(mnt, "marker", 0755));
-	ASSERT_EQ(0, sys_move_mount(mnt, "", AT_FDCWD, sub, MOVE_MOUNT_F_EMPTY_PATH));
-	close(mnt);
+	ASSERT_EQ(0, mount_tmpfs_at(src, "sub"));
+	ASSERT_EQ(0, mount_tmpfs_at(sub, "marker"));
 	ASSERT_EQ(0, mkdir(dst, 0755));
-
-	tree = sys_open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	tree = sys_open_tree(AT_FDCWD, src,
+			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
 	ASSERT_GE(tree, 0);
 	ASSERT_EQ(0, sys_move_mount(tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH));
 	close(tree);
 	ASSERT_TRUE(is_mount_point(dst));
-	snprintf(probe, sizeof(probe), "%s/sub", dst);
+}
+
+TEST_F(ns, recursive_bind_carries_submounts)
+{
+	char probe[160];
+
+	bind_src_tree(_metadata, self->dir, true);
+	snprintf(probe, sizeof(probe), "%s/dst/sub", self->dir);
 	ASSERT_TRUE(is_mount_point(probe));
-	snprintf(probe, sizeof(probe), "%s/sub/marker", dst);
+	snprintf(probe, sizeof(probe), "%s/dst/sub/marker", self->dir);
 	ASSERT_EQ(0, access(probe, F_OK));
 }
 
 TEST_F(ns, non_recursive_bind_leaves_submounts)
 {
-	char src[128], sub[128], dst[128], probe[160];
-	int mnt, tree;
+	char probe[160];
 
-	snprintf(src, sizeof(src), "%s/src", self->dir);
-	snprintf(sub, sizeof(sub), "%s/src/sub", self->dir);
-	snprintf(dst, sizeof(dst), "%s/dst", self->dir);
-	ASSERT_EQ(0, mkdir(src, 0755));
-	ASSERT_EQ(0, mkdir(sub, 0755));
-	mnt = new_tmpfs("1m");
-	ASSERT_GE(mnt, 0);
-	ASSERT_EQ(0, sys_move_mount(mnt, "", AT_FDCWD, sub, MOVE_MOUNT_F_EMPTY_PATH));
-	close(mnt);
-	ASSERT_EQ(0, mkdir(dst, 0755));
-	tree = sys_open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	ASSERT_GE(tree, 0);
-	ASSERT_EQ(0, sys_move_mount(tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH));
-	close(tree);
-	snprintf(probe, sizeof(probe), "%s/sub", dst);
+	bind_src_tree(_metadata, self->dir, false);
+	snprintf(probe, sizeof(probe), "%s/dst/sub", self->dir);
 	ASSERT_FALSE(is_mount_point(probe));
+	/* The source's own directory is there, empty: sub's tmpfs stayed behind. */
+	ASSERT_EQ(0, access(probe, F_OK));
+	snprintf(probe, sizeof(probe), "%s/dst/sub/marker", self->dir);
+	ASSERT_NE(0, access(probe, F_OK));
 }
 
 TEST_F(ns, fspick_reconfigure_read_only)
