@@ -50,6 +50,8 @@ typedef struct Args {
 	const char *create;
 	const char *image_partition_type;
 	const char *idmap;
+	int source_pid; /* bind: namespace of the source */
+	const char *source_ns;
 	bool exclusive, beneath, image, lazy, force, table, dry_run, no_fallback;
 	int recursive; /* -1 default */
 	int partition;
@@ -76,6 +78,8 @@ enum {
 	OPT_MTH,
 	OPT_NO_FALLBACK,
 	OPT_EVENTS,
+	OPT_SOURCE_PID,
+	OPT_SOURCE_NS,
 };
 
 static const struct option common_options[] = {
@@ -319,6 +323,19 @@ static void print_done(Ctx *c, json_object *extra)
 	}
 }
 
+/* {"source": FROM, "target": TO} for the commands that only name paths. */
+static void print_done_target(Ctx *c, const char *source, const char *target)
+{
+	_cleanup_json_ json_object *o = c->json ? json_object_new_object() : NULL;
+
+	if (!o)
+		return;
+	if (source)
+		json_object_object_add(o, "source", json_object_new_string(source));
+	json_object_object_add(o, "target", json_object_new_string(target));
+	output_json(stdout, o);
+}
+
 static json_object *messages_of(json_object *params)
 {
 	json_object *m = NULL;
@@ -470,8 +487,24 @@ static int cmd_bind(Ctx *c, Args *a, int argc, char **argv)
 		return r;
 	if (namespace_json(c, &ns) < 0)
 		return EXIT_USAGE;
-	/* The source is resolved in mountctl's own namespace: binding a host
-	 * directory into a container is the common case. */
+	/* The source is resolved in mountctl's own namespace unless told
+	 * otherwise: binding a host directory into a container is the common
+	 * case. */
+	if (a->source_pid || a->source_ns) {
+		json_object *sns = json_object_new_object();
+
+		if (!sns)
+			return EXIT_FAILED;
+		json_object_object_add(p, "sourceNamespace", sns);
+		if (a->source_pid)
+			json_object_object_add(sns, "pid", json_object_new_int(a->source_pid));
+		else {
+			r = open_for_sending(c, a->source_ns, O_RDONLY, "namespace", &k);
+			if (r)
+				return r;
+			json_object_object_add(sns, "mntnsFd", json_object_new_int(k));
+		}
+	}
 	json_object_object_add(p, "sourcePath", json_object_new_string(argv[0]));
 	json_object_object_add(p, "recursive", json_object_new_boolean(a->recursive != 0));
 	if (a->idmap) {
@@ -615,7 +648,7 @@ static int cmd_set(Ctx *c, Args *a, int argc, char **argv)
 	r = setattr(c, ns, argv[0], &opts, a);
 	if (r)
 		return r;
-	print_done(c, NULL);
+	print_done_target(c, NULL, argv[0]);
 	return 0;
 }
 
@@ -643,7 +676,7 @@ static int cmd_move(Ctx *c, Args *a, int argc, char **argv)
 	r = call(c, "Move", p, &reply);
 	if (r)
 		return r;
-	print_done(c, NULL);
+	print_done_target(c, argv[0], argv[1]);
 	return 0;
 }
 
@@ -668,7 +701,7 @@ static int cmd_umount(Ctx *c, Args *a, int argc, char **argv)
 	r = call(c, "Unmount", p, &reply);
 	if (r)
 		return r;
-	print_done(c, NULL);
+	print_done_target(c, NULL, argv[0]);
 	return 0;
 }
 
@@ -1164,6 +1197,8 @@ static const struct option bind_options[] = {
 	O("propagation", required_argument, OPT_PROPAGATION),
 	O("mkdir", optional_argument, OPT_MKDIR),
 	O("beneath", no_argument, OPT_BENEATH),
+	O("source-pid", required_argument, OPT_SOURCE_PID),
+	O("source-ns", required_argument, OPT_SOURCE_NS),
 	{},
 };
 static const struct option remount_options[] = {
@@ -1406,6 +1441,18 @@ static int command_option(Ctx *c, Args *a, int opt, const char *arg)
 		break;
 	case OPT_NO_RECURSIVE:
 		a->recursive = 0;
+		break;
+	case OPT_SOURCE_PID:
+		if (parse_int(arg, 1, INT32_MAX, &v)) {
+			err(c, "invalid --source-pid: %s", arg);
+			return EXIT_USAGE;
+		}
+		a->source_pid = (int)v;
+		a->source_ns = NULL;
+		break;
+	case OPT_SOURCE_NS:
+		a->source_ns = arg;
+		a->source_pid = 0;
 		break;
 	case OPT_IDMAP:
 		a->idmap = arg;

@@ -13,11 +13,11 @@ _mountctl() {
 		nodiratime diratime nosymfollow symfollow shared private slave unbindable"
 
 	case $prev in
-	--pid | -p)
+	--pid | -p | --source-pid)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
 		return
 		;;
-	--ns | -N | --idmap | --socket | --image)
+	--ns | -N | --idmap | --socket | --source-ns)
 		_filedir
 		return
 		;;
@@ -58,7 +58,7 @@ _mountctl() {
 	local opts=
 	case $cmd in
 	mount) opts="-t --types -o --options --mkdir --beneath --exclusive --propagation --image --partition --partition-type" ;;
-	bind) opts="-o --options --recursive --no-recursive --idmap --propagation --mkdir --beneath" ;;
+	bind) opts="-o --options --recursive --no-recursive --idmap --propagation --mkdir --beneath --source-pid --source-ns" ;;
 	remount | reconfigure) opts="-o --options" ;;
 	set) opts="-o --options --recursive --propagation --idmap" ;;
 	move) opts="--mkdir --beneath" ;;

@@ -125,7 +125,8 @@ expect_fail "reconfigure with a bad value prints the kernel's message" 1 \
 	"Bad value for 'size'" mountctl reconfigure -o size=lots /mnt/t
 
 # ---- move, bind, umount ------------------------------------------------------
-check "move /mnt/t to /mnt/t2" mountctl move --mkdir /mnt/t /mnt/t2
+check "move /mnt/t to /mnt/t2 (--json)" bash -c "mountctl --json move --mkdir /mnt/t /mnt/t2 >$work/mv.json"
+check "  ... names source and target" json_ok "$work/mv.json" 'd == {"source": "/mnt/t", "target": "/mnt/t2"}'
 check "  ... it is there" findmnt /mnt/t2
 check_fails "  ... and not here" findmnt /mnt/t
 echo hello >/mnt/t2/file
@@ -149,11 +150,31 @@ check "unmount (alias) --lazy" mountctl unmount --lazy /mnt/bro
 mkdir -p /mnt/plain
 expect_fail "umount of something that is not a mount point" 1 "umount failed: EINVAL" mountctl umount /mnt/plain
 
+# ---- images (not on the host: loop devices are the machine's) ---------------
+if [ -z "${MOUNTCTL_TEST_HOST:-}" ]; then
+	mkdir -p "$work/content"
+	echo from-image >"$work/content/hello"
+	truncate -s 16M "$work/fs.img"
+	mkfs.ext4 -q -d "$work/content" "$work/fs.img"
+	check "mount --image: type probed, through a loop device" \
+		bash -c "mountctl --json mount --image --mkdir $work/fs.img /mnt/img >$work/img.json"
+	check "  ... the reply names ext4 and the loop device" json_ok "$work/img.json" \
+		'd["fstype"] == "ext4" and d["loop-device"].startswith("/dev/loop")'
+	check_output "  ... the content is there" from-image cat /mnt/img/hello
+	check "mount --image -o ro" mountctl mount --image -o ro -t ext4 --mkdir "$work/fs.img" /mnt/img-ro
+	check_output "  ... read-only" '^ro' opts /mnt/img-ro
+	check "umount the images" mountctl umount /mnt/img
+	check "umount the images" mountctl umount /mnt/img-ro
+	expect_fail "mount --image of something that is no filesystem" 1 "failed" \
+		mountctl mount --image --mkdir /etc/hostname /mnt/img-bad
+fi
+
 # ---- other namespaces ----------------------------------------------------------
 ns=$(new_mntns)
 pids+=("$ns")
 check "--pid: mount into another namespace" mountctl --pid "$ns" mount -t tmpfs --mkdir none /mnt/inns
 check "  ... visible there" nsenter -t "$ns" -m findmnt /mnt/inns
+nsenter -t "$ns" -m sh -c 'echo in-there >/mnt/inns/f'
 check_fails "  ... not here" findmnt /mnt/inns
 check_output "--ns: list that namespace" '/mnt/inns' mountctl --ns /proc/$ns/ns/mnt list
 check_output "--pidfd: an inherited pidfd names it" '/mnt/inns' python3 -c '
@@ -163,6 +184,12 @@ os.set_inheritable(fd, True)
 sys.exit(subprocess.run(["mountctl", "--pidfd", str(fd), "list", "--table"], close_fds=False).returncode)' "$ns"
 check "--ns: set attributes there" mountctl --ns /proc/$ns/ns/mnt set -o ro /mnt/inns
 check_output "  ... ro there" '^ro' nsenter -t "$ns" -m findmnt -n -o OPTIONS /mnt/inns
+check "bind --source-pid: from that namespace into ours" \
+	mountctl bind --source-pid "$ns" --mkdir /mnt/inns /mnt/fromns
+check_output "  ... its content is here" in-there cat /mnt/fromns/f
+check "bind --source-ns: the same by namespace file" \
+	mountctl bind --source-ns /proc/$ns/ns/mnt --mkdir /mnt/inns /mnt/fromns2
+check_output "  ... its content is here" in-there cat /mnt/fromns2/f
 check "--pid: umount there" mountctl --pid "$ns" umount /mnt/inns
 check_fails "  ... gone there" nsenter -t "$ns" -m findmnt /mnt/inns
 expect_fail "--pid of no process" 1 "ESRCH|namespace" mountctl --pid 999999 list
