@@ -143,6 +143,13 @@ static inline bool streq_ptr(const char *a, const char *b)
 }
 #define streq(a, b) (strcmp((a), (b)) == 0)
 
+/* The rest of s after prefix, or NULL when s does not start with it. */
+static inline const char *startswith(const char *s, const char *prefix)
+{
+	size_t l = strlen(prefix);
+	return strncmp(s, prefix, l) == 0 ? s + l : NULL;
+}
+
 static inline const char *strna(const char *s)
 {
 	return s ? s : "n/a";
