@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -315,7 +317,7 @@ static bool rule_matches(const PolicyRule *rule, const PolicyCaller *c, const Po
 		return false;
 	if (!(rule->actions & req->action))
 		return false;
-	if (!rule->any_namespace && (req->target_owner == (uid_t)-1 || req->target_owner != c->uid))
+	if (!rule->any_namespace && (req->ns_owner == (uid_t)-1 || req->ns_owner != c->uid))
 		return false;
 	if (rule->fstypes && req->action == POLICY_MOUNT && req->fstype) {
 		for (char **t = rule->fstypes; *t; t++)
@@ -337,7 +339,8 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 		*ret_why = "caller is root";
 		return 0;
 	}
-	if (req->action == POLICY_READ && req->target_owner == caller->uid) {
+	if (req->action == POLICY_READ &&
+	    (req->ns_owner == caller->uid || req->process_owner == caller->uid)) {
 		*ret_why = "reading a namespace the caller owns";
 		return 0;
 	}
@@ -346,10 +349,20 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 			*ret_why = "allowed by a policy rule";
 			return 0;
 		}
-	*ret_why = req->target_owner == caller->uid ?
+	*ret_why = req->ns_owner == caller->uid ?
 			   "no policy rule allows this for the caller" :
-			   "the target namespace belongs to another user and no rule allows that";
+			   "the target namespace is not the caller's and no rule allows that";
 	return -EPERM;
+}
+
+uid_t policy_namespace_owner(int mntns_fd)
+{
+	_cleanup_close_ int userns = ioctl(mntns_fd, NS_GET_USERNS);
+	uid_t owner;
+
+	if (userns < 0 || ioctl(userns, NS_GET_OWNER_UID, &owner) < 0)
+		return (uid_t)-1;
+	return owner;
 }
 
 uid_t policy_process_owner(pid_t pid)

@@ -8,14 +8,17 @@
  *
  * root may do everything.  Anybody else may only do what a rule in the
  * policy file (mountd.policy(5), default /etc/mountd/policy) grants them,
- * and by default only in mount namespaces of processes they own themselves:
+ * and by default only in mount namespaces they own: those whose owning user
+ * namespace they created (a rootless container's), never the host's, which
+ * the initial user namespace (uid 0) owns:
  *
  *	# who         what                  limits
  *	allow user:alice   read,mount        fstypes=tmpfs,overlay
  *	allow group:ctr    read,mount,change namespaces=any
  *
  * Without a rule, unprivileged callers may still read (Info, List, Watch)
- * in namespaces they own; they cannot change anything.
+ * in namespaces they own and in those of their own processes, as
+ * /proc/PID/mountinfo already lets them; they cannot change anything.
  */
 
 #include <stdbool.h>
@@ -51,13 +54,15 @@ typedef struct PolicyCaller {
 	size_t n_groups;
 } PolicyCaller;
 
-/* What a request wants.  target_owner is the uid owning the target mount
- * namespace's process, (uid_t)-1 when unknown (e.g. a namespace named by an
- * fd), which only "namespaces=any" rules or root can reach. */
+/* What a request wants.  ns_owner: the owner of the user namespace that
+ * owns the target mount namespace; process_owner: the uid owning the
+ * process the namespace was named by (pid/pidfd).  (uid_t)-1 when unknown,
+ * which only root and "namespaces=any" rules reach. */
 typedef struct PolicyRequest {
 	PolicyAction action;
 	const char *fstype; /* for Create, else NULL */
-	uid_t target_owner;
+	uid_t ns_owner;
+	uid_t process_owner;
 } PolicyRequest;
 
 void policy_done(Policy *p);
@@ -75,6 +80,9 @@ int policy_action_from_method(const char *method);
 int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyRequest *req,
 		 const char **ret_why);
 
+/* The owner of the user namespace owning mount namespace mntns_fd, or
+ * (uid_t)-1. */
+uid_t policy_namespace_owner(int mntns_fd);
 /* The uid owning process pid (the owner of /proc/PID), or (uid_t)-1. */
 uid_t policy_process_owner(pid_t pid);
 /* The same for a pidfd (via its /proc/self/fdinfo Pid: line). */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* daemon/policy.c: the file format and who may do what. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,12 +31,15 @@ static void check_parse_error(const char *text, const char *want, const char *na
 	policy_done(&p);
 }
 
+/* owner: of the namespace's user namespace; the process is someone else's. */
 static int decide(const Policy *p, uid_t uid, gid_t gid, PolicyAction action, const char *fstype,
 		  uid_t owner)
 {
 	gid_t groups[] = { 4242 };
 	PolicyCaller c = { .uid = uid, .gid = gid, .groups = groups, .n_groups = 1 };
-	PolicyRequest req = { .action = action, .fstype = fstype, .target_owner = owner };
+	PolicyRequest req = {
+		.action = action, .fstype = fstype, .ns_owner = owner, .process_owner = 31337
+	};
 
 	return policy_check(p, &c, &req, NULL);
 }
@@ -62,6 +66,18 @@ int main(void)
 	      "user may not read a namespace of unknown owner");
 	check(decide(&p, 1000, 1000, POLICY_MOUNT, "tmpfs", 1000) == -EPERM,
 	      "user may not mount without a rule, even in own namespace");
+	{
+		PolicyCaller c = { .uid = 1000, .gid = 1000 };
+		PolicyRequest own_process = { .action = POLICY_READ, .ns_owner = 0,
+					      .process_owner = 1000 };
+		PolicyRequest mount_own_process = { .action = POLICY_MOUNT, .fstype = "tmpfs",
+						    .ns_owner = 0, .process_owner = 1000 };
+
+		check(policy_check(&p, &c, &own_process, NULL) == 0,
+		      "user reads the namespace of a process of theirs");
+		check(policy_check(&p, &c, &mount_own_process, NULL) == -EPERM,
+		      "owning the process does not make the host namespace the user's");
+	}
 
 	check(policy_parse(&p,
 			   "# comment\n"
@@ -124,6 +140,18 @@ int main(void)
 	      "a missing file is an empty policy");
 	check(policy_process_owner(getpid()) == getuid(), "owner of our own process");
 	check(policy_process_owner(0) == unknown, "no owner for pid 0");
+	{
+		_cleanup_close_ int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+		/* Run by root on the host or in the guest: the initial user
+		 * namespace, owned by uid 0. */
+		check(ns >= 0 && policy_namespace_owner(ns) == 0,
+		      "our mount namespace belongs to the initial user namespace");
+		_cleanup_close_ int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		check(null >= 0 && policy_namespace_owner(null) == unknown,
+		      "a non-namespace fd has no owner");
+	}
 
 	printf("1..%u\n", n_tests);
 	return n_failed ? 1 : 0;
