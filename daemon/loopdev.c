@@ -50,8 +50,7 @@ static int configure(int image_fd, bool read_only, bool partscan, int *ret_fd, i
 		_cleanup_close_ int fd = -EBADF;
 		struct loop_config config = {
 			.fd = image_fd,
-			.info.lo_flags = LO_FLAGS_AUTOCLEAR |
-					 (read_only ? LO_FLAGS_READ_ONLY : 0) |
+			.info.lo_flags = LO_FLAGS_AUTOCLEAR | (read_only ? LO_FLAGS_READ_ONLY : 0) |
 					 (partscan ? LO_FLAGS_PARTSCAN : 0),
 		};
 		char node[64];
@@ -124,7 +123,7 @@ static int wait_for_node(const char *node)
 
 		if (stat(node, &st) == 0 && S_ISBLK(st.st_mode))
 			return 0;
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+		nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
 	}
 	return -ENXIO;
 }

@@ -19,7 +19,7 @@ typedef struct LoopDev {
 	char *node; /* "/dev/loop3" or "/dev/loop3p2": what to mount */
 } LoopDev;
 
-#define LOOPDEV_NULL ((LoopDev){ .fd = -EBADF })
+#define LOOPDEV_NULL ((LoopDev){.fd = -EBADF})
 
 void loopdev_done(LoopDev *d);
 static inline void loopdev_donep(LoopDev *d)

@@ -79,7 +79,7 @@ int mnt_log_add(MntLog *log, const char *step, char level, const char *text)
 		return -ENOMEM;
 	log->messages = m;
 	m = &log->messages[log->n_messages];
-	*m = (MntMessage){ .level = level };
+	*m = (MntMessage){.level = level};
 	snprintf(m->step, sizeof(m->step), "%s", step);
 	m->text = strdup(text);
 	if (!m->text)
@@ -125,9 +125,12 @@ int mnt_log_drain(MntLog *log, int fs_fd, const char *step)
 }
 
 static const char *const param_type_names[_MNT_PARAM_TYPE_MAX] = {
-	[MNT_PARAM_FLAG] = "flag",	   [MNT_PARAM_STRING] = "string",
-	[MNT_PARAM_BINARY] = "binary",	   [MNT_PARAM_PATH] = "path",
-	[MNT_PARAM_PATH_EMPTY] = "path_empty", [MNT_PARAM_FD] = "fd",
+	[MNT_PARAM_FLAG] = "flag",
+	[MNT_PARAM_STRING] = "string",
+	[MNT_PARAM_BINARY] = "binary",
+	[MNT_PARAM_PATH] = "path",
+	[MNT_PARAM_PATH_EMPTY] = "path_empty",
+	[MNT_PARAM_FD] = "fd",
 };
 
 const char *mnt_param_type_to_string(MntParamType t)
@@ -141,7 +144,7 @@ void mnt_param_done(MntParam *p)
 	free(p->value);
 	free(p->blob);
 	safe_close(p->fd);
-	*p = (MntParam){ .fd = -EBADF };
+	*p = (MntParam){.fd = -EBADF};
 }
 
 int mnt_fsopen(const char *fstype, MntLog *log)
@@ -409,7 +412,7 @@ void mnt_created_done(MntCreated *c)
 {
 	safe_close(c->dir_fd);
 	free(c->name);
-	*c = (MntCreated){ .dir_fd = -EBADF };
+	*c = (MntCreated){.dir_fd = -EBADF};
 }
 
 void mnt_created_undo(MntCreated *c)
@@ -428,7 +431,7 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 	int fd, r;
 
 	if (ret_created)
-		*ret_created = (MntCreated){ .dir_fd = -EBADF };
+		*ret_created = (MntCreated){.dir_fd = -EBADF};
 	if (asprintf(&step, "resolve:%s", what) < 0)
 		return -ENOMEM;
 	fd = openat2_in_root(root_fd, path, O_PATH);
@@ -452,9 +455,8 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 	if (create == MNT_CREATE_DIRECTORY)
 		r = mkdirat(dir_fd, name, 0755) < 0 ? negative_errno() : 0;
 	else {
-		_cleanup_close_ int f = openat(dir_fd, name,
-					       O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-					       0644);
+		_cleanup_close_ int f = openat(
+			dir_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
 		r = f < 0 ? negative_errno() : 0;
 	}
 	if (r < 0 && r != -EEXIST) {
@@ -468,13 +470,14 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 	if (fd < 0) {
 		mnt_log_fail(log, step);
 		if (r == 0)
-			(void)unlinkat(dir_fd, name, create == MNT_CREATE_DIRECTORY ? AT_REMOVEDIR : 0);
+			(void)unlinkat(dir_fd, name,
+				       create == MNT_CREATE_DIRECTORY ? AT_REMOVEDIR : 0);
 		return fd;
 	}
 	/* Only what we made ourselves may be undone, never a racing EEXIST. */
 	if (r == 0 && ret_created)
-		*ret_created = (MntCreated){ .dir_fd = TAKE_FD(dir_fd), .name = TAKE_PTR(name),
-					     .type = create };
+		*ret_created = (MntCreated){
+			.dir_fd = TAKE_FD(dir_fd), .name = TAKE_PTR(name), .type = create};
 	return fd;
 }
 

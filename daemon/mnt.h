@@ -58,20 +58,20 @@ const char *mnt_param_type_to_string(MntParamType t);
 typedef struct MntParam {
 	MntParamType type;
 	char *key;
-	char *value;	    /* STRING, PATH, PATH_EMPTY (may be ""); NULL otherwise */
-	void *blob;	    /* BINARY */
-	size_t blob_size;   /* BINARY */
-	int fd;		    /* FD, PATH_EMPTY: the object; PATH: dirfd or -EBADF */
+	char *value;	  /* STRING, PATH, PATH_EMPTY (may be ""); NULL otherwise */
+	void *blob;	  /* BINARY */
+	size_t blob_size; /* BINARY */
+	int fd;		  /* FD, PATH_EMPTY: the object; PATH: dirfd or -EBADF */
 } MntParam;
 
 void mnt_param_done(MntParam *p);
 
 /* The kernel copies keys and string values with strndup_user(..., 256), so
  * 255 bytes plus the NUL is the most it accepts; blobs up to 1 MiB. */
-#define MNT_KEY_MAX	    255U
-#define MNT_STRING_MAX	    255U
-#define MNT_BINARY_MAX	    (1024U * 1024U)
-#define MNT_PATH_MAX	    4095U
+#define MNT_KEY_MAX    255U
+#define MNT_STRING_MAX 255U
+#define MNT_BINARY_MAX (1024U * 1024U)
+#define MNT_PATH_MAX   4095U
 
 int mnt_fsopen(const char *fstype, MntLog *log);
 int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log);

@@ -17,7 +17,7 @@
 void ops_setattr_request_done(OpsSetattrRequest *r)
 {
 	free(r->path);
-	*r = (OpsSetattrRequest){ .userns_fd = -EBADF };
+	*r = (OpsSetattrRequest){.userns_fd = -EBADF};
 }
 
 int ops_setattr_validate(const OpsSetattrRequest *r, const char **ret_field)

@@ -17,7 +17,7 @@ void ops_bind_request_done(OpsBindRequest *r)
 {
 	free(r->source_path);
 	ops_placement_done(&r->place);
-	*r = (OpsBindRequest){ .source_fd = -EBADF, .userns_fd = -EBADF };
+	*r = (OpsBindRequest){.source_fd = -EBADF, .userns_fd = -EBADF};
 }
 
 int ops_bind_validate(const OpsBindRequest *r, const char **ret_field)
@@ -69,14 +69,14 @@ static int clone_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply 
 
 int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 {
-	struct clone_args args = { .req = r };
+	struct clone_args args = {.req = r};
 	_cleanup_close_ int ns_fd = -EBADF, mnt_fd = -EBADF;
 	struct mount_attr a;
 	const char *field;
 	WorkerReply reply;
 	int k;
 
-	*ret = (OpsMountResult){ .mount_fd = -EBADF };
+	*ret = (OpsMountResult){.mount_fd = -EBADF};
 	k = ops_bind_validate(r, &field);
 	if (k < 0)
 		return k;

@@ -198,15 +198,15 @@ int ops_params_validate(const MntParam *params, size_t n, const char **ret_field
 		switch (p->type) {
 		case MNT_PARAM_FLAG:
 			if (has_value || has_fd || has_blob) {
-				*ret_field = ops_field("parameters[%zu].%s", i,
-						       has_fd ? "fd" : "value");
+				*ret_field =
+					ops_field("parameters[%zu].%s", i, has_fd ? "fd" : "value");
 				return -EINVAL;
 			}
 			break;
 		case MNT_PARAM_STRING:
 			if (!has_value || has_fd || has_blob) {
-				*ret_field = ops_field("parameters[%zu].%s", i,
-						       has_fd ? "fd" : "value");
+				*ret_field =
+					ops_field("parameters[%zu].%s", i, has_fd ? "fd" : "value");
 				return -EINVAL;
 			}
 			if (strlen(p->value) > MNT_STRING_MAX) {
@@ -217,8 +217,8 @@ int ops_params_validate(const MntParam *params, size_t n, const char **ret_field
 			break;
 		case MNT_PARAM_BINARY:
 			if (!has_blob || has_value || has_fd) {
-				*ret_field = ops_field("parameters[%zu].%s", i,
-						       has_fd ? "fd" : "value");
+				*ret_field =
+					ops_field("parameters[%zu].%s", i, has_fd ? "fd" : "value");
 				return -EINVAL;
 			}
 			if (p->blob_size == 0 || p->blob_size > MNT_BINARY_MAX) {
@@ -259,8 +259,8 @@ int ops_params_validate(const MntParam *params, size_t n, const char **ret_field
 			break;
 		case MNT_PARAM_FD:
 			if (!has_fd || has_value || has_blob) {
-				*ret_field = ops_field("parameters[%zu].%s", i,
-						       has_fd ? "value" : "fd");
+				*ret_field =
+					ops_field("parameters[%zu].%s", i, has_fd ? "value" : "fd");
 				return -EINVAL;
 			}
 			break;
@@ -276,8 +276,8 @@ int ops_params_validate(const MntParam *params, size_t n, const char **ret_field
 	return 0;
 }
 
-#define ATTR_KNOWN                                                                                 \
-	(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |            \
+#define ATTR_KNOWN                                                                      \
+	(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC | \
 	 MOUNT_ATTR__ATIME | MOUNT_ATTR_NODIRATIME | MOUNT_ATTR_NOSYMFOLLOW)
 
 int ops_attributes_validate(const OpsAttributes *a, bool allow_clear, const char **ret_field)
@@ -366,7 +366,7 @@ void ops_mount_result_done(OpsMountResult *r)
 	safe_close(r->mount_fd);
 	free(r->fstype);
 	free(r->loop_device);
-	*r = (OpsMountResult){ .mount_fd = -EBADF };
+	*r = (OpsMountResult){.mount_fd = -EBADF};
 }
 
 struct place_args {
@@ -401,7 +401,7 @@ static int place_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply 
 
 int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 {
-	struct place_args args = { .mount_fd = mount_fd, .place = place };
+	struct place_args args = {.mount_fd = mount_fd, .place = place};
 	_cleanup_close_ int ns_fd = -EBADF;
 	WorkerReply reply;
 	int r;

@@ -23,7 +23,7 @@ void ops_create_request_done(OpsCreateRequest *r)
 	free(r->params);
 	free(r->image.partition_type);
 	ops_placement_done(&r->place);
-	*r = (OpsCreateRequest){ .image.fd = -EBADF };
+	*r = (OpsCreateRequest){.image.fd = -EBADF};
 }
 
 static bool fstype_valid(const char *s)
@@ -95,8 +95,10 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	if (fs_fd < 0)
 		return fs_fd;
 	if (source) {
-		MntParam p = { .type = MNT_PARAM_STRING, .key = (char *)"source",
-			       .value = (char *)source, .fd = -EBADF };
+		MntParam p = {.type = MNT_PARAM_STRING,
+			      .key = (char *)"source",
+			      .value = (char *)source,
+			      .fd = -EBADF};
 		k = mnt_fsconfig_param(fs_fd, &p, log);
 		if (k < 0)
 			return k;
@@ -118,7 +120,7 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 		return mnt_fd;
 
 	if (a.propagation) {
-		struct mount_attr p = { .propagation = a.propagation };
+		struct mount_attr p = {.propagation = a.propagation};
 		k = mnt_setattr(mnt_fd, "", AT_EMPTY_PATH, &p, log);
 		if (k < 0)
 			return k;
@@ -133,7 +135,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 	const char *field, *fstype = r->fstype, *source = r->source;
 	int k, mnt_fd;
 
-	*ret = (OpsMountResult){ .mount_fd = -EBADF };
+	*ret = (OpsMountResult){.mount_fd = -EBADF};
 	k = ops_create_validate(r, &field);
 	if (k < 0)
 		return k;

@@ -57,8 +57,8 @@ struct fsinfo_ids {
 };
 struct fsinfo_limits {
 	__u64 max_file_size, max_uid, max_gid, max_projid;
-	__u32 max_dev_major, max_dev_minor, max_hard_links, max_xattr_body_len,
-		max_xattr_name_len, max_filename_len, max_symlink_len, __reserved[1];
+	__u32 max_dev_major, max_dev_minor, max_hard_links, max_xattr_body_len, max_xattr_name_len,
+		max_filename_len, max_symlink_len, __reserved[1];
 };
 struct fsinfo_supports {
 	__u64 stx_attributes;
@@ -169,7 +169,7 @@ static OpsValue *add_value(OpsInfoResult *res, const char *name, OpsValueType ty
 		return NULL;
 	res->values = v;
 	v = &res->values[res->n_values++];
-	*v = (OpsValue){ .name = name, .type = type };
+	*v = (OpsValue){.name = name, .type = type};
 	return v;
 }
 

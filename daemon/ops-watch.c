@@ -101,7 +101,7 @@ static int push(OpsWatchEvent **events, size_t *n, OpsWatchEventType type, OpsMo
 	if (!e)
 		return -ENOMEM;
 	*events = e;
-	e[*n] = (OpsWatchEvent){ .type = type, .mount = *m };
+	e[*n] = (OpsWatchEvent){.type = type, .mount = *m};
 	*m = (OpsMountEntry){}; /* moved */
 	(*n)++;
 	return 0;

@@ -27,19 +27,19 @@
 
 /* Limits on what one request may carry (the kernel's own limits are in
  * mnt.h). */
-#define OPS_PARAMS_MAX	    256U
+#define OPS_PARAMS_MAX	     256U
 #define OPS_PARAMS_TOTAL_MAX (4U * 1024 * 1024) /* bytes of keys + values */
-#define OPS_FSTYPE_MAX	    64U
+#define OPS_FSTYPE_MAX	     64U
 
 /* A mount namespace, named by exactly one of these.  All unset means the
  * caller of the front end fills in the peer's namespace. */
 typedef struct OpsNamespace {
-	pid_t pid;     /* > 0 */
-	int pidfd;     /* borrowed, -EBADF if unset */
-	int mntns_fd;  /* borrowed, -EBADF if unset */
+	pid_t pid;    /* > 0 */
+	int pidfd;    /* borrowed, -EBADF if unset */
+	int mntns_fd; /* borrowed, -EBADF if unset */
 } OpsNamespace;
 
-#define OPS_NAMESPACE_NULL ((OpsNamespace){ .pidfd = -EBADF, .mntns_fd = -EBADF })
+#define OPS_NAMESPACE_NULL ((OpsNamespace){.pidfd = -EBADF, .mntns_fd = -EBADF})
 
 bool ops_namespace_is_set(const OpsNamespace *ns);
 /* At most one name; prefix is used for the field name. */
@@ -76,14 +76,14 @@ typedef struct OpsPlacement {
 } OpsPlacement;
 
 typedef struct OpsImage {
-	int fd;		   /* borrowed, -EBADF if no image */
-	uint32_t partition; /* 0: the whole image */
+	int fd;		      /* borrowed, -EBADF if no image */
+	uint32_t partition;   /* 0: the whole image */
 	char *partition_type; /* GPT type UUID, or NULL */
 } OpsImage;
 
 typedef struct OpsCreateRequest {
-	char *fstype;	/* NULL with an image: probed */
-	char *source;	/* shorthand for a "source" string parameter */
+	char *fstype; /* NULL with an image: probed */
+	char *source; /* shorthand for a "source" string parameter */
 	MntParam *params;
 	size_t n_params;
 	bool exclusive; /* FSCONFIG_CMD_CREATE_EXCL */
@@ -111,9 +111,9 @@ int ops_key_validate(const char *key);
 typedef struct OpsBindRequest {
 	OpsNamespace source_ns; /* where source_path is resolved */
 	char *source_path;
-	int source_fd;	 /* borrowed; instead of a path */
+	int source_fd; /* borrowed; instead of a path */
 	bool recursive;
-	int userns_fd;	 /* borrowed; idmapped mount, -EBADF if not */
+	int userns_fd; /* borrowed; idmapped mount, -EBADF if not */
 	OpsAttributes attr;
 	OpsPlacement place;
 } OpsBindRequest;

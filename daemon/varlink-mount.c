@@ -22,11 +22,11 @@
 #define ERROR_MOUNT_FAILED  "io.mountd.Mount.MountFailed"
 #define ERROR_NOT_SUPPORTED "io.mountd.Mount.NotSupported"
 
-static const char *const propagation_names[] = { "private", "shared", "slave", "unbindable", NULL };
-static const char *const create_names[] = { "directory", "file", NULL };
-static const char *const atime_names[] = { "relatime", "noatime", "strictatime", NULL };
-static const char *const param_type_names[] = { "flag", "string", "binary", "path",
-						"path_empty", "fd", NULL };
+static const char *const propagation_names[] = {"private", "shared", "slave", "unbindable", NULL};
+static const char *const create_names[] = {"directory", "file", NULL};
+static const char *const atime_names[] = {"relatime", "noatime", "strictatime", NULL};
+static const char *const param_type_names[] = {"flag",	     "string", "binary", "path",
+					       "path_empty", "fd",     NULL};
 
 /* ---- JSON-side shapes: what the dispatch tables fill ---------------------- */
 
@@ -36,14 +36,14 @@ typedef struct JNamespace {
 	int mntns_fd;
 } JNamespace;
 
-#define JNAMESPACE_NULL ((JNamespace){ .pid = 0, .pidfd = -1, .mntns_fd = -1 })
+#define JNAMESPACE_NULL ((JNamespace){.pid = 0, .pidfd = -1, .mntns_fd = -1})
 
 /* -1 unset (or null), 0 false, 1 true */
 typedef struct JAttributes {
 	int read_only, nosuid, nodev, noexec, atime, nodiratime, nosymfollow;
 } JAttributes;
 
-#define JATTRIBUTES_NULL ((JAttributes){ -1, -1, -1, -1, -1, -1, -1 })
+#define JATTRIBUTES_NULL ((JAttributes){-1, -1, -1, -1, -1, -1, -1})
 
 typedef struct JPlacement {
 	JNamespace ns;
@@ -52,7 +52,7 @@ typedef struct JPlacement {
 	int beneath;
 } JPlacement;
 
-#define JPLACEMENT_NULL ((JPlacement){ .ns = JNAMESPACE_NULL, .create = -1, .beneath = -1 })
+#define JPLACEMENT_NULL ((JPlacement){.ns = JNAMESPACE_NULL, .create = -1, .beneath = -1})
 
 typedef struct JImage {
 	int fd;
@@ -80,40 +80,112 @@ static int dispatch_json_ref(const JsonDispatch *e, json_object *v, void *p, con
 }
 
 static const JsonDispatch namespace_table[] = {
-	{ .name = "pid", .type = JSON_T_UNSIGNED, .callback = json_dispatch_int, .offset = offsetof(JNamespace, pid), .flags = JSON_NULLABLE,
-	  .min = 1, .max = INT32_MAX },
-	{ .name = "pidfd", .type = JSON_T_UNSIGNED, .callback = json_dispatch_fd_index, .offset = offsetof(JNamespace, pidfd), .flags = JSON_NULLABLE },
-	{ .name = "mntnsFd", .type = JSON_T_UNSIGNED, .callback = json_dispatch_fd_index, .offset = offsetof(JNamespace, mntns_fd), .flags = JSON_NULLABLE },
+	{.name = "pid",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_int,
+	 .offset = offsetof(JNamespace, pid),
+	 .flags = JSON_NULLABLE,
+	 .min = 1,
+	 .max = INT32_MAX},
+	{.name = "pidfd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(JNamespace, pidfd),
+	 .flags = JSON_NULLABLE},
+	{.name = "mntnsFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(JNamespace, mntns_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
 static const JsonDispatch attributes_table[] = {
-	{ .name = "readOnly", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(JAttributes, read_only), .flags = JSON_NULLABLE },
-	{ .name = "noSuid", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(JAttributes, nosuid), .flags = JSON_NULLABLE },
-	{ .name = "noDev", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(JAttributes, nodev), .flags = JSON_NULLABLE },
-	{ .name = "noExec", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(JAttributes, noexec), .flags = JSON_NULLABLE },
-	{ .name = "atime", .type = JSON_T_STRING, .callback = json_dispatch_enum, .offset = offsetof(JAttributes, atime), .flags = JSON_NULLABLE,
-	  .data = atime_names },
-	{ .name = "noDiratime", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(JAttributes, nodiratime), .flags = JSON_NULLABLE },
-	{ .name = "noSymfollow", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(JAttributes, nosymfollow), .flags = JSON_NULLABLE },
+	{.name = "readOnly",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(JAttributes, read_only),
+	 .flags = JSON_NULLABLE},
+	{.name = "noSuid",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(JAttributes, nosuid),
+	 .flags = JSON_NULLABLE},
+	{.name = "noDev",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(JAttributes, nodev),
+	 .flags = JSON_NULLABLE},
+	{.name = "noExec",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(JAttributes, noexec),
+	 .flags = JSON_NULLABLE},
+	{.name = "atime",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_enum,
+	 .offset = offsetof(JAttributes, atime),
+	 .flags = JSON_NULLABLE,
+	 .data = atime_names},
+	{.name = "noDiratime",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(JAttributes, nodiratime),
+	 .flags = JSON_NULLABLE},
+	{.name = "noSymfollow",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(JAttributes, nosymfollow),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
 static const JsonDispatch placement_table[] = {
-	{ .name = "namespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(JPlacement, ns), .flags = JSON_NULLABLE,
-	  .data = namespace_table },
-	{ .name = "path", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(JPlacement, path), .flags = JSON_MANDATORY,
-	  .max = MNT_PATH_MAX },
-	{ .name = "create", .type = JSON_T_STRING, .callback = json_dispatch_enum, .offset = offsetof(JPlacement, create), .flags = JSON_NULLABLE,
-	  .data = create_names },
-	{ .name = "beneath", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(JPlacement, beneath), .flags = JSON_NULLABLE },
+	{.name = "namespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(JPlacement, ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
+	{.name = "path",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(JPlacement, path),
+	 .flags = JSON_MANDATORY,
+	 .max = MNT_PATH_MAX},
+	{.name = "create",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_enum,
+	 .offset = offsetof(JPlacement, create),
+	 .flags = JSON_NULLABLE,
+	 .data = create_names},
+	{.name = "beneath",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(JPlacement, beneath),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
 static const JsonDispatch image_table[] = {
-	{ .name = "fd", .type = JSON_T_UNSIGNED, .callback = json_dispatch_fd_index, .offset = offsetof(JImage, fd), .flags = JSON_MANDATORY },
-	{ .name = "partition", .type = JSON_T_UNSIGNED, .callback = json_dispatch_uint32, .offset = offsetof(JImage, partition), .flags = JSON_NULLABLE, .min = 0, .max = 65535 },
-	{ .name = "partitionType", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(JImage, partition_type), .flags = JSON_NULLABLE, .max = 36 },
+	{.name = "fd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(JImage, fd),
+	 .flags = JSON_MANDATORY},
+	{.name = "partition",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_uint32,
+	 .offset = offsetof(JImage, partition),
+	 .flags = JSON_NULLABLE,
+	 .min = 0,
+	 .max = 65535},
+	{.name = "partitionType",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(JImage, partition_type),
+	 .flags = JSON_NULLABLE,
+	 .max = 36},
 	{},
 };
 
@@ -127,11 +199,27 @@ typedef struct JParam {
 static const JsonDispatch param_table[] = {
 	/* Lengths are checked by ops_params_validate() so that the limit
 	 * and the error are in one place for both front ends. */
-	{ .name = "key", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(JParam, key), .flags = JSON_MANDATORY },
-	{ .name = "type", .type = JSON_T_STRING, .callback = json_dispatch_enum, .offset = offsetof(JParam, type), .flags = JSON_MANDATORY,
-	  .data = param_type_names },
-	{ .name = "value", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(JParam, value), .flags = JSON_NULLABLE },
-	{ .name = "fd", .type = JSON_T_UNSIGNED, .callback = json_dispatch_fd_index, .offset = offsetof(JParam, fd), .flags = JSON_NULLABLE },
+	{.name = "key",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(JParam, key),
+	 .flags = JSON_MANDATORY},
+	{.name = "type",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_enum,
+	 .offset = offsetof(JParam, type),
+	 .flags = JSON_MANDATORY,
+	 .data = param_type_names},
+	{.name = "value",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(JParam, value),
+	 .flags = JSON_NULLABLE},
+	{.name = "fd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(JParam, fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -208,7 +296,7 @@ int vm_params_from_json(json_object *a, FdLookup lookup, void *userdata, MntPara
 		params[i].fd = -EBADF;
 
 	for (i = 0; i < n && r >= 0; i++) {
-		JParam j = { .type = -1, .fd = -1 };
+		JParam j = {.type = -1, .fd = -1};
 		MntParam *p = &params[i];
 		const char *bad = NULL;
 
@@ -266,7 +354,7 @@ json_object *vm_messages_to_json(const MntLog *log)
 	for (size_t i = 0; a && i < log->n_messages; i++) {
 		const MntMessage *m = &log->messages[i];
 		json_object *o = json_object_new_object();
-		char level[2] = { m->level, 0 };
+		char level[2] = {m->level, 0};
 
 		if (!o)
 			break;
@@ -318,15 +406,15 @@ static void attributes_convert(const JAttributes *j, int propagation, OpsAttribu
 		size_t off;
 		uint64_t bit;
 	} map[] = {
-		{ offsetof(JAttributes, read_only), MOUNT_ATTR_RDONLY },
-		{ offsetof(JAttributes, nosuid), MOUNT_ATTR_NOSUID },
-		{ offsetof(JAttributes, nodev), MOUNT_ATTR_NODEV },
-		{ offsetof(JAttributes, noexec), MOUNT_ATTR_NOEXEC },
-		{ offsetof(JAttributes, nodiratime), MOUNT_ATTR_NODIRATIME },
-		{ offsetof(JAttributes, nosymfollow), MOUNT_ATTR_NOSYMFOLLOW },
+		{offsetof(JAttributes, read_only), MOUNT_ATTR_RDONLY},
+		{offsetof(JAttributes, nosuid), MOUNT_ATTR_NOSUID},
+		{offsetof(JAttributes, nodev), MOUNT_ATTR_NODEV},
+		{offsetof(JAttributes, noexec), MOUNT_ATTR_NOEXEC},
+		{offsetof(JAttributes, nodiratime), MOUNT_ATTR_NODIRATIME},
+		{offsetof(JAttributes, nosymfollow), MOUNT_ATTR_NOSYMFOLLOW},
 	};
-	static const uint64_t atime[] = { MOUNT_ATTR_RELATIME, MOUNT_ATTR_NOATIME,
-					  MOUNT_ATTR_STRICTATIME };
+	static const uint64_t atime[] = {MOUNT_ATTR_RELATIME, MOUNT_ATTR_NOATIME,
+					 MOUNT_ATTR_STRICTATIME};
 
 	*ret = (OpsAttributes){};
 	for (size_t i = 0; i < ELEMENTSOF(map); i++) {
@@ -338,15 +426,15 @@ static void attributes_convert(const JAttributes *j, int propagation, OpsAttribu
 	}
 	if (j->atime >= 0 && j->atime < (int)ELEMENTSOF(atime))
 		ret->set |= atime[j->atime];
-	ret->propagation = propagation >= 0 ? (OpsPropagation)(propagation + 1)
-					    : OPS_PROPAGATION_UNCHANGED;
+	ret->propagation =
+		propagation >= 0 ? (OpsPropagation)(propagation + 1) : OPS_PROPAGATION_UNCHANGED;
 }
 
 static int placement_convert(VarlinkCall *call, JPlacement *j, OpsPlacement *ret)
 {
 	int r;
 
-	*ret = (OpsPlacement){ .ns = OPS_NAMESPACE_NULL };
+	*ret = (OpsPlacement){.ns = OPS_NAMESPACE_NULL};
 	if (!j->path)
 		return 0;
 	r = namespace_convert(call, &j->ns, "placement.namespace", &ret->ns);
@@ -428,14 +516,52 @@ typedef struct CreateParams {
 } CreateParams;
 
 static const JsonDispatch create_table[] = {
-	{ .name = "fsType", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(CreateParams, fstype), .flags = JSON_NULLABLE, .max = OPS_FSTYPE_MAX },
-	{ .name = "source", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(CreateParams, source), .flags = JSON_NULLABLE, .max = MNT_STRING_MAX },
-	{ .name = "parameters", .type = JSON_T_ARRAY, .callback = dispatch_json_ref, .offset = offsetof(CreateParams, parameters), .flags = JSON_NULLABLE },
-	{ .name = "exclusive", .type = JSON_T_BOOLEAN, .callback = json_dispatch_boolean, .offset = offsetof(CreateParams, exclusive), .flags = JSON_NULLABLE },
-	{ .name = "image", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(CreateParams, image), .flags = JSON_NULLABLE, .data = image_table },
-	{ .name = "attributes", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(CreateParams, attributes), .flags = JSON_NULLABLE, .data = attributes_table },
-	{ .name = "propagation", .type = JSON_T_STRING, .callback = json_dispatch_enum, .offset = offsetof(CreateParams, propagation), .flags = JSON_NULLABLE, .data = propagation_names },
-	{ .name = "placement", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(CreateParams, placement), .flags = JSON_NULLABLE, .data = placement_table },
+	{.name = "fsType",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(CreateParams, fstype),
+	 .flags = JSON_NULLABLE,
+	 .max = OPS_FSTYPE_MAX},
+	{.name = "source",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(CreateParams, source),
+	 .flags = JSON_NULLABLE,
+	 .max = MNT_STRING_MAX},
+	{.name = "parameters",
+	 .type = JSON_T_ARRAY,
+	 .callback = dispatch_json_ref,
+	 .offset = offsetof(CreateParams, parameters),
+	 .flags = JSON_NULLABLE},
+	{.name = "exclusive",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = json_dispatch_boolean,
+	 .offset = offsetof(CreateParams, exclusive),
+	 .flags = JSON_NULLABLE},
+	{.name = "image",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(CreateParams, image),
+	 .flags = JSON_NULLABLE,
+	 .data = image_table},
+	{.name = "attributes",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(CreateParams, attributes),
+	 .flags = JSON_NULLABLE,
+	 .data = attributes_table},
+	{.name = "propagation",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_enum,
+	 .offset = offsetof(CreateParams, propagation),
+	 .flags = JSON_NULLABLE,
+	 .data = propagation_names},
+	{.name = "placement",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(CreateParams, placement),
+	 .flags = JSON_NULLABLE,
+	 .data = placement_table},
 	{},
 };
 
@@ -448,13 +574,13 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 			 void *userdata)
 {
 	_cleanup_(create_params_done) CreateParams p = {
-		.image = { .fd = -1 },
+		.image = {.fd = -1},
 		.attributes = JATTRIBUTES_NULL,
 		.propagation = -1,
 		.placement = JPLACEMENT_NULL,
 	};
-	_cleanup_(ops_create_request_done) OpsCreateRequest req = { .image.fd = -EBADF };
-	_cleanup_(ops_mount_result_done) OpsMountResult res = { .mount_fd = -EBADF };
+	_cleanup_(ops_create_request_done) OpsCreateRequest req = {.image.fd = -EBADF};
+	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
 	int r;
@@ -505,14 +631,51 @@ typedef struct BindParams {
 } BindParams;
 
 static const JsonDispatch bind_table[] = {
-	{ .name = "sourceNamespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(BindParams, source_ns), .flags = JSON_NULLABLE, .data = namespace_table },
-	{ .name = "sourcePath", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(BindParams, source_path), .flags = JSON_NULLABLE, .max = MNT_PATH_MAX },
-	{ .name = "sourceFd", .type = JSON_T_UNSIGNED, .callback = json_dispatch_fd_index, .offset = offsetof(BindParams, source_fd), .flags = JSON_NULLABLE },
-	{ .name = "recursive", .type = JSON_T_BOOLEAN, .callback = dispatch_tristate, .offset = offsetof(BindParams, recursive), .flags = JSON_NULLABLE },
-	{ .name = "idmapUserNamespaceFd", .type = JSON_T_UNSIGNED, .callback = json_dispatch_fd_index, .offset = offsetof(BindParams, userns_fd), .flags = JSON_NULLABLE },
-	{ .name = "attributes", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(BindParams, attributes), .flags = JSON_NULLABLE, .data = attributes_table },
-	{ .name = "propagation", .type = JSON_T_STRING, .callback = json_dispatch_enum, .offset = offsetof(BindParams, propagation), .flags = JSON_NULLABLE, .data = propagation_names },
-	{ .name = "placement", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(BindParams, placement), .flags = JSON_NULLABLE, .data = placement_table },
+	{.name = "sourceNamespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(BindParams, source_ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
+	{.name = "sourcePath",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(BindParams, source_path),
+	 .flags = JSON_NULLABLE,
+	 .max = MNT_PATH_MAX},
+	{.name = "sourceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(BindParams, source_fd),
+	 .flags = JSON_NULLABLE},
+	{.name = "recursive",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = dispatch_tristate,
+	 .offset = offsetof(BindParams, recursive),
+	 .flags = JSON_NULLABLE},
+	{.name = "idmapUserNamespaceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(BindParams, userns_fd),
+	 .flags = JSON_NULLABLE},
+	{.name = "attributes",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(BindParams, attributes),
+	 .flags = JSON_NULLABLE,
+	 .data = attributes_table},
+	{.name = "propagation",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_enum,
+	 .offset = offsetof(BindParams, propagation),
+	 .flags = JSON_NULLABLE,
+	 .data = propagation_names},
+	{.name = "placement",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(BindParams, placement),
+	 .flags = JSON_NULLABLE,
+	 .data = placement_table},
 	{},
 };
 
@@ -537,7 +700,7 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 		.source_fd = -EBADF,
 		.userns_fd = -EBADF,
 	};
-	_cleanup_(ops_mount_result_done) OpsMountResult res = { .mount_fd = -EBADF };
+	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
 	int r;
@@ -584,9 +747,23 @@ typedef struct ReconfigureParams {
 } ReconfigureParams;
 
 static const JsonDispatch reconfigure_table[] = {
-	{ .name = "namespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(ReconfigureParams, ns), .flags = JSON_NULLABLE, .data = namespace_table },
-	{ .name = "path", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(ReconfigureParams, path), .flags = JSON_MANDATORY, .max = MNT_PATH_MAX },
-	{ .name = "parameters", .type = JSON_T_ARRAY, .callback = dispatch_json_ref, .offset = offsetof(ReconfigureParams, parameters), .flags = JSON_MANDATORY },
+	{.name = "namespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(ReconfigureParams, ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
+	{.name = "path",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(ReconfigureParams, path),
+	 .flags = JSON_MANDATORY,
+	 .max = MNT_PATH_MAX},
+	{.name = "parameters",
+	 .type = JSON_T_ARRAY,
+	 .callback = dispatch_json_ref,
+	 .offset = offsetof(ReconfigureParams, parameters),
+	 .flags = JSON_MANDATORY},
 	{},
 };
 
@@ -598,7 +775,7 @@ static void reconfigure_params_done(ReconfigureParams *p)
 static int method_reconfigure(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 			      void *userdata)
 {
-	_cleanup_(reconfigure_params_done) ReconfigureParams p = { .ns = JNAMESPACE_NULL };
+	_cleanup_(reconfigure_params_done) ReconfigureParams p = {.ns = JNAMESPACE_NULL};
 	_cleanup_(ops_reconfigure_request_done) OpsReconfigureRequest req = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
@@ -636,12 +813,40 @@ typedef struct SetattrParams {
 } SetattrParams;
 
 static const JsonDispatch setattr_table[] = {
-	{ .name = "namespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(SetattrParams, ns), .flags = JSON_NULLABLE, .data = namespace_table },
-	{ .name = "path", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(SetattrParams, path), .flags = JSON_MANDATORY, .max = MNT_PATH_MAX },
-	{ .name = "recursive", .type = JSON_T_BOOLEAN, .callback = json_dispatch_boolean, .offset = offsetof(SetattrParams, recursive), .flags = JSON_NULLABLE },
-	{ .name = "attributes", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(SetattrParams, attributes), .flags = JSON_NULLABLE, .data = attributes_table },
-	{ .name = "propagation", .type = JSON_T_STRING, .callback = json_dispatch_enum, .offset = offsetof(SetattrParams, propagation), .flags = JSON_NULLABLE, .data = propagation_names },
-	{ .name = "idmapUserNamespaceFd", .type = JSON_T_UNSIGNED, .callback = json_dispatch_fd_index, .offset = offsetof(SetattrParams, userns_fd), .flags = JSON_NULLABLE },
+	{.name = "namespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(SetattrParams, ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
+	{.name = "path",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(SetattrParams, path),
+	 .flags = JSON_MANDATORY,
+	 .max = MNT_PATH_MAX},
+	{.name = "recursive",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = json_dispatch_boolean,
+	 .offset = offsetof(SetattrParams, recursive),
+	 .flags = JSON_NULLABLE},
+	{.name = "attributes",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(SetattrParams, attributes),
+	 .flags = JSON_NULLABLE,
+	 .data = attributes_table},
+	{.name = "propagation",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_enum,
+	 .offset = offsetof(SetattrParams, propagation),
+	 .flags = JSON_NULLABLE,
+	 .data = propagation_names},
+	{.name = "idmapUserNamespaceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(SetattrParams, userns_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -659,7 +864,7 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 		.propagation = -1,
 		.userns_fd = -1,
 	};
-	_cleanup_(ops_setattr_request_done) OpsSetattrRequest req = { .userns_fd = -EBADF };
+	_cleanup_(ops_setattr_request_done) OpsSetattrRequest req = {.userns_fd = -EBADF};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
 	int r;
@@ -698,14 +903,35 @@ typedef struct MoveParams {
 } MoveParams;
 
 static const JsonDispatch move_table[] = {
-	{ .name = "namespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(MoveParams, ns), .flags = JSON_NULLABLE, .data = namespace_table },
-	{ .name = "from", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(MoveParams, from), .flags = JSON_MANDATORY,
-	  .max = MNT_PATH_MAX },
-	{ .name = "to", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(MoveParams, to), .flags = JSON_MANDATORY,
-	  .max = MNT_PATH_MAX },
-	{ .name = "create", .type = JSON_T_STRING, .callback = json_dispatch_enum, .offset = offsetof(MoveParams, create), .flags = JSON_NULLABLE,
-	  .data = create_names },
-	{ .name = "beneath", .type = JSON_T_BOOLEAN, .callback = json_dispatch_boolean, .offset = offsetof(MoveParams, beneath), .flags = JSON_NULLABLE },
+	{.name = "namespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(MoveParams, ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
+	{.name = "from",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(MoveParams, from),
+	 .flags = JSON_MANDATORY,
+	 .max = MNT_PATH_MAX},
+	{.name = "to",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(MoveParams, to),
+	 .flags = JSON_MANDATORY,
+	 .max = MNT_PATH_MAX},
+	{.name = "create",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_enum,
+	 .offset = offsetof(MoveParams, create),
+	 .flags = JSON_NULLABLE,
+	 .data = create_names},
+	{.name = "beneath",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = json_dispatch_boolean,
+	 .offset = offsetof(MoveParams, beneath),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -717,7 +943,7 @@ static void move_params_done(MoveParams *p)
 static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 		       void *userdata)
 {
-	_cleanup_(move_params_done) MoveParams p = { .ns = JNAMESPACE_NULL, .create = -1 };
+	_cleanup_(move_params_done) MoveParams p = {.ns = JNAMESPACE_NULL, .create = -1};
 	_cleanup_(ops_move_request_done) OpsMoveRequest req = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
@@ -751,10 +977,28 @@ typedef struct UnmountParams {
 } UnmountParams;
 
 static const JsonDispatch unmount_table[] = {
-	{ .name = "namespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(UnmountParams, ns), .flags = JSON_NULLABLE, .data = namespace_table },
-	{ .name = "path", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(UnmountParams, path), .flags = JSON_MANDATORY, .max = MNT_PATH_MAX },
-	{ .name = "detach", .type = JSON_T_BOOLEAN, .callback = json_dispatch_boolean, .offset = offsetof(UnmountParams, detach), .flags = JSON_NULLABLE },
-	{ .name = "force", .type = JSON_T_BOOLEAN, .callback = json_dispatch_boolean, .offset = offsetof(UnmountParams, force), .flags = JSON_NULLABLE },
+	{.name = "namespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(UnmountParams, ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
+	{.name = "path",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(UnmountParams, path),
+	 .flags = JSON_MANDATORY,
+	 .max = MNT_PATH_MAX},
+	{.name = "detach",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = json_dispatch_boolean,
+	 .offset = offsetof(UnmountParams, detach),
+	 .flags = JSON_NULLABLE},
+	{.name = "force",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = json_dispatch_boolean,
+	 .offset = offsetof(UnmountParams, force),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -766,7 +1010,7 @@ static void unmount_params_done(UnmountParams *p)
 static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 			  void *userdata)
 {
-	_cleanup_(unmount_params_done) UnmountParams p = { .ns = JNAMESPACE_NULL };
+	_cleanup_(unmount_params_done) UnmountParams p = {.ns = JNAMESPACE_NULL};
 	_cleanup_(ops_unmount_request_done) OpsUnmountRequest req = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
@@ -801,13 +1045,39 @@ typedef struct InfoParams {
 } InfoParams;
 
 static const JsonDispatch info_table[] = {
-	{ .name = "namespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(InfoParams, ns), .flags = JSON_NULLABLE, .data = namespace_table },
-	{ .name = "path", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(InfoParams, path), .flags = JSON_MANDATORY,
-	  .max = MNT_PATH_MAX },
-	{ .name = "attribute", .type = JSON_T_STRING, .callback = json_dispatch_string, .offset = offsetof(InfoParams, attribute), .flags = JSON_NULLABLE, .max = 64 },
-	{ .name = "nth", .type = JSON_T_UNSIGNED, .callback = json_dispatch_uint32, .offset = offsetof(InfoParams, nth), .flags = JSON_NULLABLE },
-	{ .name = "mth", .type = JSON_T_UNSIGNED, .callback = json_dispatch_uint32, .offset = offsetof(InfoParams, mth), .flags = JSON_NULLABLE },
-	{ .name = "noFallback", .type = JSON_T_BOOLEAN, .callback = json_dispatch_boolean, .offset = offsetof(InfoParams, no_fallback), .flags = JSON_NULLABLE },
+	{.name = "namespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(InfoParams, ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
+	{.name = "path",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(InfoParams, path),
+	 .flags = JSON_MANDATORY,
+	 .max = MNT_PATH_MAX},
+	{.name = "attribute",
+	 .type = JSON_T_STRING,
+	 .callback = json_dispatch_string,
+	 .offset = offsetof(InfoParams, attribute),
+	 .flags = JSON_NULLABLE,
+	 .max = 64},
+	{.name = "nth",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_uint32,
+	 .offset = offsetof(InfoParams, nth),
+	 .flags = JSON_NULLABLE},
+	{.name = "mth",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_uint32,
+	 .offset = offsetof(InfoParams, mth),
+	 .flags = JSON_NULLABLE},
+	{.name = "noFallback",
+	 .type = JSON_T_BOOLEAN,
+	 .callback = json_dispatch_boolean,
+	 .offset = offsetof(InfoParams, no_fallback),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -819,7 +1089,7 @@ static void info_params_done(InfoParams *p)
 static int method_info(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 		       void *userdata)
 {
-	_cleanup_(info_params_done) InfoParams p = { .ns = JNAMESPACE_NULL };
+	_cleanup_(info_params_done) InfoParams p = {.ns = JNAMESPACE_NULL};
 	_cleanup_(ops_info_request_done) OpsInfoRequest req = {};
 	_cleanup_(ops_info_result_done) OpsInfoResult res = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
@@ -954,14 +1224,19 @@ typedef struct NamespaceOnlyParams {
 } NamespaceOnlyParams;
 
 static const JsonDispatch namespace_only_table[] = {
-	{ .name = "namespace", .type = JSON_T_OBJECT, .callback = json_dispatch_object, .offset = offsetof(NamespaceOnlyParams, ns), .flags = JSON_NULLABLE, .data = namespace_table },
+	{.name = "namespace",
+	 .type = JSON_T_OBJECT,
+	 .callback = json_dispatch_object,
+	 .offset = offsetof(NamespaceOnlyParams, ns),
+	 .flags = JSON_NULLABLE,
+	 .data = namespace_table},
 	{},
 };
 
 static int method_list(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 		       void *userdata)
 {
-	NamespaceOnlyParams p = { .ns = JNAMESPACE_NULL };
+	NamespaceOnlyParams p = {.ns = JNAMESPACE_NULL};
 	_cleanup_(ops_list_result_done) OpsListResult res = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	_cleanup_json_ json_object *reply = NULL;
@@ -1115,7 +1390,7 @@ static void watch_on_disconnect(VarlinkCall *call, void *userdata)
 static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 			void *userdata)
 {
-	NamespaceOnlyParams p = { .ns = JNAMESPACE_NULL };
+	NamespaceOnlyParams p = {.ns = JNAMESPACE_NULL};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
 	Watch *w;
@@ -1156,8 +1431,8 @@ static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallF
 	r = sd_event_add_time_relative(event, &w->timer, CLOCK_MONOTONIC, 1000 * 1000, 0,
 				       watch_on_timer, w);
 	if (r >= 0 && ops_watch_mountinfo_fd(w->ops) >= 0)
-		r = sd_event_add_io(event, &w->mountinfo, ops_watch_mountinfo_fd(w->ops),
-				    EPOLLPRI, watch_on_mountinfo, w);
+		r = sd_event_add_io(event, &w->mountinfo, ops_watch_mountinfo_fd(w->ops), EPOLLPRI,
+				    watch_on_mountinfo, w);
 	if (r >= 0 && ops_watch_pidfd(w->ops) >= 0)
 		r = sd_event_add_io(event, &w->pidfd, ops_watch_pidfd(w->ops), EPOLLIN,
 				    watch_on_pidfd, w);
@@ -1185,15 +1460,15 @@ void varlink_mount_end_streams(void)
 int varlink_mount_register(VarlinkServer *s)
 {
 	static const VarlinkMethod methods[] = {
-		{ "Create", method_create, 0 },
-		{ "Bind", method_bind, 0 },
-		{ "Reconfigure", method_reconfigure, 0 },
-		{ "SetAttributes", method_setattr, 0 },
-		{ "Move", method_move, 0 },
-		{ "Unmount", method_unmount, 0 },
-		{ "Info", method_info, 0 },
-		{ "List", method_list, 0 },
-		{ "Watch", method_watch, VARLINK_METHOD_MORE_ONLY },
+		{"Create", method_create, 0},
+		{"Bind", method_bind, 0},
+		{"Reconfigure", method_reconfigure, 0},
+		{"SetAttributes", method_setattr, 0},
+		{"Move", method_move, 0},
+		{"Unmount", method_unmount, 0},
+		{"Info", method_info, 0},
+		{"List", method_list, 0},
+		{"Watch", method_watch, VARLINK_METHOD_MORE_ONLY},
 		{},
 	};
 	int r;

@@ -26,8 +26,8 @@ static int send_reply(int sock, const WorkerReply *reply)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int) * WORKER_FDS_MAX)];
 	} control = {};
-	struct iovec iov = { .iov_base = (void *)reply, .iov_len = sizeof(*reply) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = (void *)reply, .iov_len = sizeof(*reply)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 
 	if (reply->n_fds > 0) {
 		struct cmsghdr *c;
@@ -50,7 +50,7 @@ static int recv_reply(int sock, WorkerReply *ret)
 		char buf[CMSG_SPACE(sizeof(int) * WORKER_FDS_MAX)];
 	} control = {};
 	WorkerReply reply = {};
-	struct iovec iov = { .iov_base = &reply, .iov_len = sizeof(reply) };
+	struct iovec iov = {.iov_base = &reply, .iov_len = sizeof(reply)};
 	struct msghdr mh = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
@@ -137,7 +137,7 @@ int worker_run(int ns_fd, WorkerFn fn, void *userdata, WorkerReply *ret)
 
 	/* A mount syscall can block (a dead NFS server); bound the wait so the
 	 * daemon stays responsive, and kill the child when it is exceeded. */
-	p = (struct pollfd){ .fd = parent_sock, .events = POLLIN };
+	p = (struct pollfd){.fd = parent_sock, .events = POLLIN};
 	do
 		r = poll(&p, 1, WORKER_TIMEOUT_MS);
 	while (r < 0 && errno == EINTR);

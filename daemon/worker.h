@@ -15,7 +15,7 @@
 
 #include "mnt.h"
 
-#define WORKER_FDS_MAX 4
+#define WORKER_FDS_MAX	  4
 #define WORKER_TIMEOUT_MS (60 * 1000)
 
 typedef struct WorkerReply {

@@ -46,7 +46,7 @@ const char io_mountd_mount_idl[] = "interface io.mountd.Mount\n";
 
 static MntParam param(MntParamType t, const char *key, const char *value, int fd)
 {
-	return (MntParam){ .type = t, .key = (char *)key, .value = (char *)value, .fd = fd };
+	return (MntParam){.type = t, .key = (char *)key, .value = (char *)value, .fd = fd};
 }
 
 static void test_keys(void)
@@ -70,7 +70,7 @@ static void test_param_shapes(void)
 {
 	const char *field = NULL;
 	char v256[257];
-	uint8_t blob[4] = { 1, 2, 3, 4 };
+	uint8_t blob[4] = {1, 2, 3, 4};
 	MntParam p[2];
 
 	memset(v256, 'v', 256);
@@ -157,7 +157,7 @@ static void test_param_limits(void)
 
 static void test_create_validate(void)
 {
-	OpsCreateRequest r = { .image.fd = -EBADF, .place.ns = OPS_NAMESPACE_NULL };
+	OpsCreateRequest r = {.image.fd = -EBADF, .place.ns = OPS_NAMESPACE_NULL};
 	const char *field = NULL;
 
 	r.fstype = (char *)"tmpfs";
@@ -224,12 +224,14 @@ static void test_create_validate(void)
 static void test_other_validate(void)
 {
 	const char *field = NULL;
-	OpsSetattrRequest s = { .ns = OPS_NAMESPACE_NULL, .path = (char *)"/", .userns_fd = -EBADF };
-	OpsMoveRequest m = { .ns = OPS_NAMESPACE_NULL, .from = (char *)"/a", .to = (char *)"" };
-	OpsUnmountRequest u = { .ns = OPS_NAMESPACE_NULL };
-	OpsInfoRequest i = { .ns = OPS_NAMESPACE_NULL, .path = (char *)"/" };
-	OpsBindRequest b = { .source_ns = OPS_NAMESPACE_NULL, .source_fd = -EBADF,
-			     .userns_fd = -EBADF, .place.ns = OPS_NAMESPACE_NULL };
+	OpsSetattrRequest s = {.ns = OPS_NAMESPACE_NULL, .path = (char *)"/", .userns_fd = -EBADF};
+	OpsMoveRequest m = {.ns = OPS_NAMESPACE_NULL, .from = (char *)"/a", .to = (char *)""};
+	OpsUnmountRequest u = {.ns = OPS_NAMESPACE_NULL};
+	OpsInfoRequest i = {.ns = OPS_NAMESPACE_NULL, .path = (char *)"/"};
+	OpsBindRequest b = {.source_ns = OPS_NAMESPACE_NULL,
+			    .source_fd = -EBADF,
+			    .userns_fd = -EBADF,
+			    .place.ns = OPS_NAMESPACE_NULL};
 
 	ok(ops_setattr_validate(&s, &field) == -EINVAL && streq(field, "attributes"),
 	   "setattr with nothing to change refused");
@@ -238,7 +240,8 @@ static void test_other_validate(void)
 	s.attr.set = MOUNT_ATTR_NOEXEC;
 	ok(ops_setattr_validate(&s, &field) == -EINVAL, "setting and clearing one bit refused");
 
-	ok(ops_move_validate(&m, &field) == -EINVAL && streq(field, "to"), "empty move target refused");
+	ok(ops_move_validate(&m, &field) == -EINVAL && streq(field, "to"),
+	   "empty move target refused");
 	ok(ops_unmount_validate(&u, &field) == -EINVAL && streq(field, "path"),
 	   "unmount without path refused");
 
@@ -248,7 +251,8 @@ static void test_other_validate(void)
 	i.attribute = (char *)"nope";
 	ok(ops_info_validate(&i, &field) == -EINVAL && streq(field, "attribute"),
 	   "unknown info attribute refused");
-	ok(ops_info_attribute_from_string("io_size") == 19, "attribute numbers follow the fsinfo ABI");
+	ok(ops_info_attribute_from_string("io_size") == 19,
+	   "attribute numbers follow the fsinfo ABI");
 
 	ok(ops_bind_validate(&b, &field) == -EINVAL && streq(field, "sourcePath"),
 	   "bind without a source refused");
@@ -290,7 +294,8 @@ static void test_json_params(void)
 	free(p);
 	json_object_put(a);
 
-	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"flag\"},{\"key\":\"y\",\"type\":\"fd\",\"fd\":7}]");
+	a = json_tokener_parse(
+		"[{\"key\":\"x\",\"type\":\"flag\"},{\"key\":\"y\",\"type\":\"fd\",\"fd\":7}]");
 	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) == -EINVAL &&
 		   streq(field, "parameters[1].fd"),
 	   "fd index without a received fd named (%s)", field);
@@ -392,13 +397,13 @@ static void test_mount_layer(void)
 	ok(mkdtemp(dir) != NULL, "mount point");
 	{
 		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		_cleanup_close_ int t = mnt_resolve_in_root(root, dir, MNT_CREATE_NONE, "target",
-							    &log);
+		_cleanup_close_ int t =
+			mnt_resolve_in_root(root, dir, MNT_CREATE_NONE, "target", &log);
 		_cleanup_close_ int esc = -EBADF;
 		char up[256];
 
-		ok(t >= 0 && mnt_move_mount(mnt, "", t, "", MOVE_MOUNT_F_EMPTY_PATH |
-							      MOVE_MOUNT_T_EMPTY_PATH,
+		ok(t >= 0 && mnt_move_mount(mnt, "", t, "",
+					    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH,
 					    &log) == 0,
 		   "move_mount onto the resolved target");
 		/* ".." beyond the root stays at the root under RESOLVE_IN_ROOT. */
@@ -418,7 +423,8 @@ static void test_mount_layer(void)
 		if (pid == 0)
 			_exit(mnt_umount_in_root(root, dir, 0, NULL) == 0 ? 0 : 1);
 		waitpid(pid, &status, 0);
-		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unmount by path inside the root");
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "unmount by path inside the root");
 	}
 	rmdir(dir);
 	mnt_log_done(&log);
