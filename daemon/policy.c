@@ -6,11 +6,12 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/mount.h>
+#include <linux/nsfs.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -19,192 +20,211 @@
 #include "policy.h"
 #include "util.h"
 
-static const struct {
-	const char *name;
-	PolicyAction action;
-} method_actions[] = {
-	{ "Info", POLICY_READ },
-	{ "List", POLICY_READ },
-	{ "Watch", POLICY_READ },
-	{ "Create", POLICY_MOUNT },
-	{ "Bind", POLICY_MOUNT },
-	{ "Reconfigure", POLICY_CHANGE },
-	{ "SetAttributes", POLICY_CHANGE },
-	{ "Move", POLICY_CHANGE },
-	{ "Unmount", POLICY_CHANGE },
+static const char *const known_methods[] = {
+	"Create", "Bind", "Reconfigure", "SetAttributes", "Move",
+	"Unmount", "Info", "List", "Watch", NULL,
 };
+
+static const char *const read_methods[] = { "Info", "List", "Watch", NULL };
 
 static const struct {
 	const char *name;
-	PolicyAction action;
-} action_names[] = {
-	{ "read", POLICY_READ },
-	{ "mount", POLICY_MOUNT },
-	{ "change", POLICY_CHANGE },
+	uint64_t attr;
+} attribute_names[] = {
+	{ "ro", MOUNT_ATTR_RDONLY },	   { "nosuid", MOUNT_ATTR_NOSUID },
+	{ "nodev", MOUNT_ATTR_NODEV },	   { "noexec", MOUNT_ATTR_NOEXEC },
+	{ "nodiratime", MOUNT_ATTR_NODIRATIME }, { "nosymfollow", MOUNT_ATTR_NOSYMFOLLOW },
 };
 
-int policy_action_from_method(const char *method)
+static bool strv_contains(char *const *l, const char *s)
 {
-	const char *dot = method ? strrchr(method, '.') : NULL;
-
-	if (dot)
-		method = dot + 1;
-	for (size_t i = 0; method && i < ELEMENTSOF(method_actions); i++)
-		if (strcmp(method_actions[i].name, method) == 0)
-			return method_actions[i].action;
-	return -ENOENT;
+	for (; l && *l; l++)
+		if (streq(*l, s))
+			return true;
+	return false;
 }
 
 void policy_done(Policy *p)
 {
-	for (size_t i = 0; i < p->n_rules; i++)
+	for (size_t i = 0; i < p->n_rules; i++) {
+		strv_free(p->rules[i].methods);
 		strv_free(p->rules[i].fstypes);
+	}
 	free(p->rules);
 	*p = (Policy){};
+}
+
+/* Split a comma-separated list; empty items are an error. */
+static int split_list(const char *s, char ***ret)
+{
+	char **l = NULL;
+	size_t n = 0;
+
+	do {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		char **nl;
+
+		if (len == 0) {
+			strv_free(l);
+			return -EINVAL;
+		}
+		nl = realloc(l, (n + 2) * sizeof(char *));
+		if (!nl) {
+			strv_free(l);
+			return -ENOMEM;
+		}
+		l = nl;
+		l[n] = strndup(s, len);
+		l[n + 1] = NULL;
+		if (!l[n]) {
+			strv_free(l);
+			return -ENOMEM;
+		}
+		n++;
+		s = comma ? comma + 1 : NULL;
+	} while (s);
+	*ret = l;
+	return 0;
+}
+
+static int parse_id(const char *v, bool group, unsigned *ret)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (*v && !*end && !errno && n < UINT_MAX) {
+		*ret = n;
+		return 0;
+	}
+	if (group) {
+		struct group *g = getgrnam(v);
+
+		if (!g)
+			return -ESRCH;
+		*ret = g->gr_gid;
+	} else {
+		struct passwd *pw = getpwnam(v);
+
+		if (!pw)
+			return -ESRCH;
+		*ret = pw->pw_uid;
+	}
+	return 0;
+}
+
+/* One key=value condition into rule; *ret_what says what is wrong. */
+static int parse_condition(const char *word, PolicyRule *rule, const char **ret_what)
+{
+	const char *eq = strchr(word, '='), *v;
+	_cleanup_free_ char *key = NULL;
+	int r;
+
+	*ret_what = "expected KEY=VALUE";
+	if (!eq || eq == word || !eq[1])
+		return -EINVAL;
+	key = strndup(word, eq - word);
+	if (!key)
+		return -ENOMEM;
+	v = eq + 1;
+
+	*ret_what = "condition given twice";
+	if (streq(key, "user") || streq(key, "group")) {
+		bool group = streq(key, "group");
+		unsigned id;
+
+		if (group ? rule->has_group : rule->has_user)
+			return -EINVAL;
+		r = parse_id(v, group, &id);
+		*ret_what = "no such user or group";
+		if (r < 0)
+			return r == -ESRCH ? -EINVAL : r;
+		if (group) {
+			rule->has_group = true;
+			rule->gid = id;
+		} else {
+			rule->has_user = true;
+			rule->uid = id;
+		}
+	} else if (streq(key, "method")) {
+		if (rule->methods)
+			return -EINVAL;
+		*ret_what = "bad method list";
+		r = split_list(v, &rule->methods);
+		if (r < 0)
+			return r;
+		*ret_what = "unknown method";
+		for (char **m = rule->methods; *m; m++)
+			if (!streq(*m, "*") && !strv_contains((char **)known_methods, *m))
+				return -EINVAL;
+	} else if (streq(key, "fstype")) {
+		if (rule->fstypes)
+			return -EINVAL;
+		*ret_what = "bad fstype list";
+		r = split_list(v, &rule->fstypes);
+		if (r < 0)
+			return r;
+	} else if (streq(key, "namespace")) {
+		if (rule->ns != POLICY_NS_UNSET)
+			return -EINVAL;
+		*ret_what = "namespace must be own, owned or any";
+		if (streq(v, "own"))
+			rule->ns = POLICY_NS_OWN;
+		else if (streq(v, "owned"))
+			rule->ns = POLICY_NS_OWNED;
+		else if (streq(v, "any"))
+			rule->ns = POLICY_NS_ANY;
+		else
+			return -EINVAL;
+	} else if (streq(key, "attributes")) {
+		_cleanup_strv_free_ char **l = NULL;
+
+		if (rule->attributes)
+			return -EINVAL;
+		*ret_what = "bad attribute list";
+		r = split_list(v, &l);
+		if (r < 0)
+			return r;
+		*ret_what = "unknown attribute";
+		for (char **a = l; *a; a++) {
+			size_t i;
+
+			for (i = 0; i < ELEMENTSOF(attribute_names); i++)
+				if (streq(attribute_names[i].name, *a))
+					break;
+			if (i == ELEMENTSOF(attribute_names))
+				return -EINVAL;
+			rule->attributes |= attribute_names[i].attr;
+		}
+	} else {
+		*ret_what = "unknown condition";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void rule_done(PolicyRule *rule)
+{
+	strv_free(rule->methods);
+	strv_free(rule->fstypes);
+	*rule = (PolicyRule){};
 }
 
 static int parse_error(char **ret_error, const char *name, unsigned line, const char *what,
 		       const char *token)
 {
 	if (ret_error && asprintf(ret_error, "%s:%u: %s%s%s%s", name, line, what,
-				  token ? " '" : "", token ?: "", token ? "'" : "") < 0)
+				  token ? ": '" : "", token ?: "", token ? "'" : "") < 0)
 		*ret_error = NULL;
 	return -EINVAL;
-}
-
-/* "user:NAME" / "group:NAME", by name or number. */
-static int parse_subject(const char *s, PolicyRule *rule)
-{
-	const char *v;
-	char *end;
-	unsigned long n;
-
-	if ((v = startswith(s, "user:")))
-		rule->is_group = false;
-	else if ((v = startswith(s, "group:")))
-		rule->is_group = true;
-	else
-		return -EINVAL;
-	if (!*v)
-		return -EINVAL;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (!*end && !errno && n < UINT_MAX) {
-		rule->id = n;
-		return 0;
-	}
-	if (rule->is_group) {
-		struct group *g = getgrnam(v);
-
-		if (!g)
-			return -ESRCH;
-		rule->id = g->gr_gid;
-	} else {
-		struct passwd *pw = getpwnam(v);
-
-		if (!pw)
-			return -ESRCH;
-		rule->id = pw->pw_uid;
-	}
-	return 0;
-}
-
-static int parse_actions(char *s, unsigned *ret)
-{
-	unsigned mask = 0;
-	char *save = NULL;
-
-	for (char *w = strtok_r(s, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < ELEMENTSOF(action_names); i++)
-			if (strcmp(action_names[i].name, w) == 0)
-				break;
-		if (i == ELEMENTSOF(action_names))
-			return -EINVAL;
-		mask |= action_names[i].action;
-	}
-	if (!mask)
-		return -EINVAL;
-	*ret = mask;
-	return 0;
-}
-
-static int parse_fstypes(const char *s, char ***ret)
-{
-	_cleanup_free_ char *copy = strdup(s);
-	char **l = NULL, *save = NULL;
-	size_t n = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		char **nl = realloc(l, (n + 2) * sizeof(char *));
-
-		if (!nl) {
-			strv_free(l);
-			return -ENOMEM;
-		}
-		l = nl;
-		l[n] = strdup(w);
-		l[++n] = NULL;
-		if (!l[n - 1]) {
-			strv_free(l);
-			return -ENOMEM;
-		}
-	}
-	if (!l)
-		return -EINVAL;
-	*ret = l;
-	return 0;
-}
-
-/* One "allow SUBJECT ACTIONS [fstypes=..] [namespaces=own|any]" line,
- * already split into words. */
-static int parse_rule(char **words, size_t n, PolicyRule *rule, const char **ret_bad)
-{
-	int r;
-
-	*ret_bad = words[0];
-	if (strcmp(words[0], "allow") != 0)
-		return -EINVAL;
-	if (n < 3) {
-		*ret_bad = NULL;
-		return -EINVAL;
-	}
-	*ret_bad = words[1];
-	r = parse_subject(words[1], rule);
-	if (r < 0)
-		return r;
-	*ret_bad = words[2];
-	r = parse_actions(words[2], &rule->actions);
-	if (r < 0)
-		return r;
-	for (size_t i = 3; i < n; i++) {
-		const char *v;
-
-		*ret_bad = words[i];
-		if ((v = startswith(words[i], "fstypes=")) && !rule->fstypes) {
-			r = parse_fstypes(v, &rule->fstypes);
-			if (r < 0)
-				return r;
-		} else if ((v = startswith(words[i], "namespaces="))) {
-			if (strcmp(v, "own") == 0)
-				rule->any_namespace = false;
-			else if (strcmp(v, "any") == 0)
-				rule->any_namespace = true;
-			else
-				return -EINVAL;
-		} else
-			return -EINVAL;
-	}
-	return 0;
 }
 
 int policy_parse(Policy *p, const char *text, const char *name, char **ret_error)
 {
 	_cleanup_free_ char *copy = strdup(text);
-	char *line_save = NULL;
+	char *next = NULL;
 	unsigned lineno = 0;
 	Policy parsed = {};
 
@@ -213,50 +233,43 @@ int policy_parse(Policy *p, const char *text, const char *name, char **ret_error
 	if (ret_error)
 		*ret_error = NULL;
 
-	/* strtok_r would merge empty lines and lose the numbering. */
-	for (char *line = copy; line; line = line_save) {
-		char *words[16], *save = NULL, *hash;
-		size_t n = 0;
-		const char *bad = NULL;
+	/* Line by line by hand: strtok_r would merge empty lines and lose the
+	 * numbering. */
+	for (char *line = copy; line; line = next) {
+		char *save = NULL, *hash, *verdict;
 		PolicyRule rule = {};
 		PolicyRule *nr;
-		int r;
 
 		lineno++;
-		line_save = strchr(line, '\n');
-		if (line_save)
-			*line_save++ = '\0';
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		for (char *w = strtok_r(line, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
-			if (n == ELEMENTSOF(words)) {
-				policy_done(&parsed);
-				return parse_error(ret_error, name, lineno, "too many words", NULL);
-			}
-			words[n++] = w;
-		}
-		if (n == 0)
+		verdict = strtok_r(line, " \t\r", &save);
+		if (!verdict)
 			continue;
-
-		r = parse_rule(words, n, &rule, &bad);
-		if (r < 0) {
-			strv_free(rule.fstypes);
+		if (!streq(verdict, "allow") && !streq(verdict, "deny")) {
 			policy_done(&parsed);
-			if (r == -ENOMEM)
-				return r;
-			if (r == -ESRCH)
-				return parse_error(ret_error, name, lineno, "no such user or group", bad);
-			if (!bad)
-				return parse_error(ret_error, name, lineno,
-						   "expected 'allow user:NAME|group:NAME ACTIONS'",
-						   NULL);
-			return parse_error(ret_error, name, lineno, "cannot parse", bad);
+			return parse_error(ret_error, name, lineno, "expected allow or deny",
+					   verdict);
 		}
+		rule.allow = streq(verdict, "allow");
 		rule.line = lineno;
+		for (char *w = strtok_r(NULL, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+			const char *what = NULL;
+			int r = parse_condition(w, &rule, &what);
+
+			if (r < 0) {
+				rule_done(&rule);
+				policy_done(&parsed);
+				return r == -ENOMEM ? r : parse_error(ret_error, name, lineno, what, w);
+			}
+		}
 		nr = realloc(parsed.rules, (parsed.n_rules + 1) * sizeof(*nr));
 		if (!nr) {
-			strv_free(rule.fstypes);
+			rule_done(&rule);
 			policy_done(&parsed);
 			return -ENOMEM;
 		}
@@ -311,54 +324,75 @@ static bool caller_in_group(const PolicyCaller *c, gid_t gid)
 	return false;
 }
 
+static bool namespace_matches(PolicyNamespace ns, const PolicyCaller *c, const PolicyRequest *req)
+{
+	switch (ns) {
+	case POLICY_NS_UNSET:
+	case POLICY_NS_ANY:
+		return true;
+	case POLICY_NS_OWN:
+		return req->ns_is_callers;
+	case POLICY_NS_OWNED:
+		return req->ns_owner != (uid_t)-1 && req->ns_owner == c->uid;
+	}
+	return false;
+}
+
 static bool rule_matches(const PolicyRule *rule, const PolicyCaller *c, const PolicyRequest *req)
 {
-	if (rule->is_group ? !caller_in_group(c, rule->id) : c->uid != rule->id)
+	if (rule->has_user && c->uid != rule->uid)
 		return false;
-	if (!(rule->actions & req->action))
+	if (rule->has_group && !caller_in_group(c, rule->gid))
 		return false;
-	if (!rule->any_namespace && (req->ns_owner == (uid_t)-1 || req->ns_owner != c->uid))
+	if (rule->methods && !strv_contains(rule->methods, "*") &&
+	    !strv_contains(rule->methods, req->method))
 		return false;
-	if (rule->fstypes && req->action == POLICY_MOUNT && req->fstype) {
-		for (char **t = rule->fstypes; *t; t++)
-			if (strcmp(*t, req->fstype) == 0)
-				return true;
+	if (!namespace_matches(rule->ns, c, req))
 		return false;
-	}
+	/* A request without a filesystem type (anything but Create) does not
+	 * satisfy a rule that names some. */
+	if (rule->fstypes && (!req->fstype || !strv_contains(rule->fstypes, req->fstype)))
+		return false;
+	if ((req->attributes & rule->attributes) != rule->attributes)
+		return false;
 	return true;
 }
 
 int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyRequest *req,
-		 const char **ret_why)
+		 unsigned *ret_line, const char **ret_why)
 {
+	unsigned line_dummy;
 	const char *why_dummy;
 
+	if (!ret_line)
+		ret_line = &line_dummy;
 	if (!ret_why)
 		ret_why = &why_dummy;
+	*ret_line = 0;
 	if (caller->uid == 0) {
-		*ret_why = "caller is root";
-		return 0;
-	}
-	if (req->action == POLICY_READ &&
-	    (req->ns_owner == caller->uid || req->process_owner == caller->uid)) {
-		*ret_why = "reading a namespace the caller owns";
+		*ret_why = "the caller is root";
 		return 0;
 	}
 	for (size_t i = 0; i < p->n_rules; i++)
 		if (rule_matches(&p->rules[i], caller, req)) {
-			*ret_why = "allowed by a policy rule";
-			return 0;
+			*ret_line = p->rules[i].line;
+			*ret_why = p->rules[i].allow ? "allowed by a rule" : "denied by a rule";
+			return p->rules[i].allow ? 0 : -EPERM;
 		}
-	*ret_why = req->ns_owner == caller->uid ?
-			   "no policy rule allows this for the caller" :
-			   "the target namespace is not the caller's and no rule allows that";
+	if (strv_contains((char **)read_methods, req->method) &&
+	    ((req->ns_owner != (uid_t)-1 && req->ns_owner == caller->uid) ||
+	     (req->process_owner != (uid_t)-1 && req->process_owner == caller->uid))) {
+		*ret_why = "reading a namespace of the caller's";
+		return 0;
+	}
+	*ret_why = "no rule allows it";
 	return -EPERM;
 }
 
 uid_t policy_namespace_owner(int mntns_fd)
 {
 	_cleanup_close_ int userns = ioctl(mntns_fd, NS_GET_USERNS);
-	uid_t owner;
+	uid_t owner = (uid_t)-1; /* set by the ioctl; initialized for valgrind */
 
 	if (userns < 0 || ioctl(userns, NS_GET_OWNER_UID, &owner) < 0)
 		return (uid_t)-1;
@@ -395,8 +429,8 @@ uid_t policy_pidfd_owner(int pidfd)
 	if (pid <= 0)
 		return (uid_t)-1;
 	owner = policy_process_owner(pid);
-	/* The pid may have been reused between fdinfo and stat: the pidfd
-	 * still names the same process only if it has not exited. */
+	/* The pid may have been reused between reading fdinfo and stat(): the
+	 * answer holds only if the pidfd's process is still alive. */
 	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
 		return (uid_t)-1;
 	return owner;

@@ -4,41 +4,42 @@
 /*
  * Who may ask mountd for what.  The socket is world-connectable (0666) and
  * the bus name callable by anyone, so every request passes through here
- * first, from either front end.
+ * first, from either front end.  The file format is mountd.policy(5):
  *
- * root may do everything.  Anybody else may only do what a rule in the
- * policy file (mountd.policy(5), default /etc/mountd/policy) grants them,
- * and by default only in mount namespaces they own: those whose owning user
- * namespace they created (a rootless container's), never the host's, which
- * the initial user namespace (uid 0) owns:
+ *	# verdict  conditions (all must hold)
+ *	allow group=containers method=Create fstype=tmpfs namespace=owned attributes=nosuid,nodev
+ *	deny  method=*
  *
- *	# who         what                  limits
- *	allow user:alice   read,mount        fstypes=tmpfs,overlay
- *	allow group:ctr    read,mount,change namespaces=any
- *
- * Without a rule, unprivileged callers may still read (Info, List, Watch)
- * in namespaces they own and in those of their own processes, as
- * /proc/PID/mountinfo already lets them; they cannot change anything.
+ * root is always allowed: it could make the mount itself, and a policy file
+ * must not be able to lock the administrator out.  For everyone else the
+ * first matching rule decides; when none matches, a caller may still read
+ * (Info, List, Watch) namespaces it owns or those of its own processes, as
+ * /proc/PID/mountinfo already shows them, and nothing else.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define POLICY_DEFAULT_PATH "/etc/mountd/policy"
 
-typedef enum PolicyAction {
-	POLICY_READ = 1 << 0,	/* Info, List, Watch */
-	POLICY_MOUNT = 1 << 1,	/* Create, Bind */
-	POLICY_CHANGE = 1 << 2, /* Reconfigure, SetAttributes, Move, Unmount */
-} PolicyAction;
+typedef enum PolicyNamespace {
+	POLICY_NS_UNSET,
+	POLICY_NS_OWN,	 /* the caller's own mount namespace */
+	POLICY_NS_OWNED, /* one whose user namespace the caller's uid owns */
+	POLICY_NS_ANY,
+} PolicyNamespace;
 
 typedef struct PolicyRule {
-	bool is_group;
-	unsigned id; /* uid or gid */
-	unsigned actions; /* PolicyAction mask */
-	char **fstypes;	  /* NULL: any; only limits Create */
-	bool any_namespace;
+	bool allow;
+	bool has_user, has_group;
+	uid_t uid;
+	gid_t gid;
+	char **methods;	 /* NULL or containing "*": any */
+	char **fstypes;	 /* NULL: any */
+	PolicyNamespace ns; /* UNSET: any */
+	uint64_t attributes; /* MOUNT_ATTR_* that must be set */
 	unsigned line;
 } PolicyRule;
 
@@ -54,31 +55,29 @@ typedef struct PolicyCaller {
 	size_t n_groups;
 } PolicyCaller;
 
-/* What a request wants.  ns_owner: the owner of the user namespace that
- * owns the target mount namespace; process_owner: the uid owning the
- * process the namespace was named by (pid/pidfd).  (uid_t)-1 when unknown,
- * which only root and "namespaces=any" rules reach. */
+/* What a request wants.  Unknown owners are (uid_t)-1. */
 typedef struct PolicyRequest {
-	PolicyAction action;
-	const char *fstype; /* for Create, else NULL */
-	uid_t ns_owner;
-	uid_t process_owner;
+	const char *method;  /* unqualified: "Create" */
+	const char *fstype;  /* Create */
+	uint64_t attributes; /* MOUNT_ATTR_* the request sets on a new mount */
+	bool ns_is_callers;  /* the target is the caller's own mount namespace */
+	uid_t ns_owner;	     /* owner of the target namespace's user namespace */
+	uid_t process_owner; /* owner of the process that named it (pid/pidfd) */
 } PolicyRequest;
 
 void policy_done(Policy *p);
 /* Parse policy text; on a syntax error returns -EINVAL with a message
- * "NAME:LINE: what is wrong" in *ret_error (to be freed). */
+ * "NAME:LINE: what is wrong" in *ret_error (to be freed), leaving *p as it
+ * was. */
 int policy_parse(Policy *p, const char *text, const char *name, char **ret_error);
 /* Load a policy file; a missing file is an empty policy. */
 int policy_load(Policy *p, const char *path, char **ret_error);
 
-/* The action a method of io.mountd.Mount / io.mountd1.Manager needs, or -ENOENT. */
-int policy_action_from_method(const char *method);
-
-/* 0 when allowed, -EPERM when not.  *ret_why (static) says which rule allowed
- * or why nothing did, for the log and the PermissionDenied error. */
+/* 0 when allowed, -EPERM when not.  *ret_line is the deciding rule's line
+ * (0 for the built-in defaults) and *ret_why a static explanation, for the
+ * log and the PermissionDenied error. */
 int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyRequest *req,
-		 const char **ret_why);
+		 unsigned *ret_line, const char **ret_why);
 
 /* The owner of the user namespace owning mount namespace mntns_fd, or
  * (uid_t)-1. */

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* daemon/policy.c: the file format and who may do what. */
+/* daemon/policy.c: the file format of mountd.policy(5) and who may do what. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "policy.h"
 #include "util.h"
+
+#define UNKNOWN ((uid_t)-1)
 
 static unsigned n_tests, n_failed;
 
@@ -25,131 +28,154 @@ static void check_parse_error(const char *text, const char *want, const char *na
 	Policy p = {};
 	int r = policy_parse(&p, text, "policy", &err);
 
-	check(r == -EINVAL && err && strcmp(err, want) == 0, name);
-	if (err && strcmp(err, want) != 0)
-		printf("# got: %s\n# want: %s\n", err, want);
+	check(r == -EINVAL && err && streq(err, want), name);
+	if (err && !streq(err, want))
+		printf("# got:  %s\n# want: %s\n", err, want);
 	policy_done(&p);
 }
 
-/* owner: of the namespace's user namespace; the process is someone else's. */
-static int decide(const Policy *p, uid_t uid, gid_t gid, PolicyAction action, const char *fstype,
-		  uid_t owner)
+/* A caller (uid, gid, member of 4242) asking for method in a namespace. */
+typedef struct Ask {
+	uid_t uid;
+	const char *method;
+	const char *fstype;
+	uint64_t attributes;
+	bool ns_is_callers;
+	uid_t ns_owner;
+	uid_t process_owner;
+} Ask;
+
+static int decide(const Policy *p, Ask a, unsigned *ret_line)
 {
 	gid_t groups[] = { 4242 };
-	PolicyCaller c = { .uid = uid, .gid = gid, .groups = groups, .n_groups = 1 };
+	PolicyCaller c = { .uid = a.uid, .gid = a.uid, .groups = groups, .n_groups = 1 };
 	PolicyRequest req = {
-		.action = action, .fstype = fstype, .ns_owner = owner, .process_owner = 31337
+		.method = a.method,
+		.fstype = a.fstype,
+		.attributes = a.attributes,
+		.ns_is_callers = a.ns_is_callers,
+		.ns_owner = a.ns_owner,
+		.process_owner = a.process_owner,
 	};
 
-	return policy_check(p, &c, &req, NULL);
+	return policy_check(p, &c, &req, ret_line, NULL);
 }
 
 int main(void)
 {
 	_cleanup_free_ char *err = NULL;
 	Policy p = {};
-	const uid_t unknown = (uid_t)-1;
+	unsigned line = 99;
 
-	/* Methods map onto the three actions, qualified or not. */
-	check(policy_action_from_method("io.mountd.Mount.Create") == POLICY_MOUNT, "Create is mount");
-	check(policy_action_from_method("Unmount") == POLICY_CHANGE, "Unmount is change");
-	check(policy_action_from_method("io.mountd.Mount.Info") == POLICY_READ, "Info is read");
-	check(policy_action_from_method("io.mountd.Mount.Nope") == -ENOENT, "unknown method");
-
-	/* An empty policy: root does anything, others only read their own. */
-	check(decide(&p, 0, 0, POLICY_MOUNT, "tmpfs", 1000) == 0, "root may mount");
-	check(decide(&p, 0, 0, POLICY_CHANGE, NULL, unknown) == 0, "root may change anywhere");
-	check(decide(&p, 1000, 1000, POLICY_READ, NULL, 1000) == 0, "user reads own namespace");
-	check(decide(&p, 1000, 1000, POLICY_READ, NULL, 0) == -EPERM,
-	      "user may not read root's namespace");
-	check(decide(&p, 1000, 1000, POLICY_READ, NULL, unknown) == -EPERM,
-	      "user may not read a namespace of unknown owner");
-	check(decide(&p, 1000, 1000, POLICY_MOUNT, "tmpfs", 1000) == -EPERM,
-	      "user may not mount without a rule, even in own namespace");
-	{
-		PolicyCaller c = { .uid = 1000, .gid = 1000 };
-		PolicyRequest own_process = { .action = POLICY_READ, .ns_owner = 0,
-					      .process_owner = 1000 };
-		PolicyRequest mount_own_process = { .action = POLICY_MOUNT, .fstype = "tmpfs",
-						    .ns_owner = 0, .process_owner = 1000 };
-
-		check(policy_check(&p, &c, &own_process, NULL) == 0,
-		      "user reads the namespace of a process of theirs");
-		check(policy_check(&p, &c, &mount_own_process, NULL) == -EPERM,
-		      "owning the process does not make the host namespace the user's");
-	}
+	/* No policy: root does anything; others read what is theirs. */
+	check(decide(&p, (Ask){ 0, "Create", "tmpfs", 0, false, 0, 0 }, &line) == 0 && line == 0,
+	      "root may create anywhere without a rule");
+	check(decide(&p, (Ask){ 0, "Unmount", NULL, 0, false, UNKNOWN, UNKNOWN }, NULL) == 0,
+	      "root may unmount in a namespace of unknown owner");
+	check(decide(&p, (Ask){ 1000, "List", NULL, 0, true, 0, 1000 }, NULL) == 0,
+	      "user lists the namespace of a process of theirs");
+	check(decide(&p, (Ask){ 1000, "Info", NULL, 0, false, 1000, 0 }, NULL) == 0,
+	      "user reads a namespace their user namespace owns");
+	check(decide(&p, (Ask){ 1000, "List", NULL, 0, false, 0, 0 }, NULL) == -EPERM,
+	      "user may not list root's namespaces");
+	check(decide(&p, (Ask){ 1000, "Watch", NULL, 0, false, UNKNOWN, UNKNOWN }, NULL) == -EPERM,
+	      "user may not watch a namespace of unknown owner");
+	check(decide(&p, (Ask){ 1000, "Create", "tmpfs", 0, true, 1000, 1000 }, NULL) == -EPERM,
+	      "without a rule nobody but root changes anything, even in their own namespace");
 
 	check(policy_parse(&p,
-			   "# comment\n"
+			   "# containers get tmpfs in their own user's namespaces\n"
 			   "\n"
-			   "allow user:1000 read,mount fstypes=tmpfs,overlay   # trailing comment\n"
-			   "allow group:4242 change\n"
-			   "allow user:2000 mount,change namespaces=any\n",
+			   "allow group=4242 method=Create fstype=tmpfs,overlay namespace=owned "
+			   "attributes=nosuid,nodev   # trailing comment\n"
+			   "deny  user=1000 method=Unmount\n"
+			   "allow user=1000 method=Unmount,Move namespace=own\n"
+			   "allow user=2000 method=* namespace=any\n"
+			   "deny  method=*\n",
 			   "policy", &err) == 0 &&
-		      p.n_rules == 3,
+		      p.n_rules == 5,
 	      "parse a valid policy");
-	check(p.n_rules == 3 && p.rules[0].line == 3 && p.rules[2].line == 5,
+	check(p.n_rules == 5 && p.rules[0].line == 3 && p.rules[4].line == 7,
 	      "rules remember their lines");
-	check(decide(&p, 1000, 1000, POLICY_MOUNT, "tmpfs", 1000) == 0,
-	      "rule allows tmpfs in own namespace");
-	check(decide(&p, 1000, 1000, POLICY_MOUNT, "ext4", 1000) == -EPERM,
-	      "fstypes= limits the filesystem");
-	check(decide(&p, 1000, 1000, POLICY_MOUNT, "tmpfs", 0) == -EPERM,
-	      "own-namespace rule does not reach root's namespace");
-	check(decide(&p, 1000, 1000, POLICY_MOUNT, "tmpfs", unknown) == -EPERM,
-	      "own-namespace rule does not reach a namespace of unknown owner");
-	check(decide(&p, 1000, 1000, POLICY_CHANGE, NULL, 1000) == 0,
-	      "group rule via supplementary group");
-	check(decide(&p, 1001, 1001, POLICY_CHANGE, NULL, 1001) == 0,
-	      "group rule applies to every member");
-	check(decide(&p, 1001, 1001, POLICY_MOUNT, "tmpfs", 1001) == -EPERM,
-	      "group rule grants only its actions");
-	check(decide(&p, 2000, 2000, POLICY_MOUNT, "ext4", 0) == 0,
-	      "namespaces=any reaches other users' namespaces");
-	check(decide(&p, 2000, 2000, POLICY_READ, NULL, 0) == -EPERM,
-	      "a rule without read does not grant read");
+
+	check(decide(&p,
+		     (Ask){ 1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false,
+			    1000, UNKNOWN },
+		     &line) == 0 &&
+		      line == 3,
+	      "group rule allows nosuid,nodev tmpfs in an owned namespace");
+	check(decide(&p, (Ask){ 1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID, false, 1000, UNKNOWN },
+		     &line) == -EPERM &&
+		      line == 7,
+	      "attributes= must all be set, else the catch-all deny decides");
+	check(decide(&p,
+		     (Ask){ 1000, "Create", "ext4", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false,
+			    1000, UNKNOWN },
+		     NULL) == -EPERM,
+	      "fstype= limits the filesystem");
+	check(decide(&p,
+		     (Ask){ 1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, 0,
+			    1000 },
+		     NULL) == -EPERM,
+	      "namespace=owned does not reach the host's namespace, even the caller's own");
+	check(decide(&p, (Ask){ 1000, "Unmount", NULL, 0, true, 0, 1000 }, &line) == -EPERM &&
+		      line == 4,
+	      "the first matching rule decides: deny before allow");
+	check(decide(&p, (Ask){ 1000, "Move", NULL, 0, true, 0, 1000 }, &line) == 0 && line == 5,
+	      "namespace=own: the caller's own namespace");
+	check(decide(&p, (Ask){ 1000, "Move", NULL, 0, false, 1000, 1000 }, NULL) == -EPERM,
+	      "namespace=own: not another namespace, even an owned one");
+	check(decide(&p, (Ask){ 2000, "Bind", NULL, 0, false, 0, 0 }, &line) == 0 && line == 6,
+	      "namespace=any with method=*");
+	check(decide(&p, (Ask){ 3000, "List", NULL, 0, true, 0, 3000 }, &line) == -EPERM &&
+		      line == 7,
+	      "a deny rule overrides the built-in read default");
+	check(decide(&p, (Ask){ 0, "Create", "ext4", 0, false, 0, 0 }, NULL) == 0,
+	      "rules do not apply to root");
 	policy_done(&p);
 
-	check_parse_error("allow user:1000 read\nallow user:1000 fly\n",
-			  "policy:2: cannot parse 'fly'", "unknown action names its line");
-	check_parse_error("\n\ndeny user:1 read\n", "policy:3: cannot parse 'deny'",
-			  "only allow rules exist");
-	check_parse_error("allow user:1000\n",
-			  "policy:1: expected 'allow user:NAME|group:NAME ACTIONS'",
-			  "missing actions");
-	check_parse_error("allow someone read\n", "policy:1: cannot parse 'someone'",
-			  "subject needs user: or group:");
-	check_parse_error("allow user:no-such-user-here read\n",
-			  "policy:1: no such user or group 'user:no-such-user-here'",
+	check_parse_error("allow user=0\nallow method=Fly\n", "policy:2: unknown method: 'method=Fly'",
+			  "unknown method names its line");
+	check_parse_error("\n\npermit user=1\n", "policy:3: expected allow or deny: 'permit'",
+			  "verdict is allow or deny");
+	check_parse_error("allow user\n", "policy:1: expected KEY=VALUE: 'user'", "bare word");
+	check_parse_error("allow user=\n", "policy:1: expected KEY=VALUE: 'user='", "empty value");
+	check_parse_error("allow user=no-such-user-here\n",
+			  "policy:1: no such user or group: 'user=no-such-user-here'",
 			  "unknown user name");
-	check_parse_error("allow user:1 read namespaces=all\n",
-			  "policy:1: cannot parse 'namespaces=all'", "bad namespaces= value");
-	check_parse_error("allow user:1 read fstypes=\n", "policy:1: cannot parse 'fstypes='",
-			  "empty fstypes");
-	check_parse_error("allow user:1 read fstypes=a fstypes=b\n",
-			  "policy:1: cannot parse 'fstypes=b'", "fstypes twice");
+	check_parse_error("allow namespace=all\n",
+			  "policy:1: namespace must be own, owned or any: 'namespace=all'",
+			  "bad namespace value");
+	check_parse_error("allow fstype=tmpfs,,ext4\n",
+			  "policy:1: bad fstype list: 'fstype=tmpfs,,ext4'", "empty list item");
+	check_parse_error("allow user=1 user=2\n", "policy:1: condition given twice: 'user=2'",
+			  "a condition twice");
+	check_parse_error("allow attributes=nosuid,fast\n",
+			  "policy:1: unknown attribute: 'attributes=nosuid,fast'",
+			  "unknown attribute");
+	check_parse_error("allow path=/srv\n", "policy:1: unknown condition: 'path=/srv'",
+			  "unknown condition");
 
 	/* A failed parse leaves the previous policy in force. */
-	check(policy_parse(&p, "allow user:7 read\n", "policy", NULL) == 0, "parse one rule");
-	check(policy_parse(&p, "allow user:7 nonsense\n", "policy", NULL) == -EINVAL &&
-		      p.n_rules == 1 && p.rules[0].id == 7,
+	check(policy_parse(&p, "allow user=7 method=List\n", "policy", NULL) == 0, "parse one rule");
+	check(policy_parse(&p, "allow user=7 nonsense\n", "policy", NULL) == -EINVAL &&
+		      p.n_rules == 1 && p.rules[0].uid == 7,
 	      "a bad file does not replace a good policy");
 	policy_done(&p);
 
 	check(policy_load(&p, "/nonexistent/mountd-policy", &err) == 0 && p.n_rules == 0,
 	      "a missing file is an empty policy");
 	check(policy_process_owner(getpid()) == getuid(), "owner of our own process");
-	check(policy_process_owner(0) == unknown, "no owner for pid 0");
+	check(policy_process_owner(0) == UNKNOWN, "no owner for pid 0");
 	{
 		_cleanup_close_ int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-
-		/* Run by root on the host or in the guest: the initial user
-		 * namespace, owned by uid 0. */
-		check(ns >= 0 && policy_namespace_owner(ns) == 0,
-		      "our mount namespace belongs to the initial user namespace");
 		_cleanup_close_ int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-		check(null >= 0 && policy_namespace_owner(null) == unknown,
+		/* make check runs this as root in the initial user namespace,
+		 * which uid 0 owns. */
+		check(ns >= 0 && policy_namespace_owner(ns) == 0,
+		      "our mount namespace belongs to the initial user namespace");
+		check(null >= 0 && policy_namespace_owner(null) == UNKNOWN,
 		      "a non-namespace fd has no owner");
 	}
 
