@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include "authorize.h"
+#include "ops-internal.h"
+#include "util.h"
+
+/* <linux/pidfd.h> clashes with glibc's <fcntl.h>; the ioctl is uapi (6.11). */
+#ifndef PIDFD_GET_MNT_NAMESPACE
+#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
+#endif
+
+Policy auth_policy;
+
+/* The mount namespace of a process, as an nsfs fd. */
+static int process_mntns(pid_t pid, int pidfd)
+{
+	char path[64];
+	int fd;
+
+	if (pidfd >= 0) {
+		fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
+		if (fd >= 0)
+			return fd;
+		/* Kernels before 6.11: through /proc, then make sure the
+		 * pidfd's process is still the one behind that pid. */
+		if (ops_pidfd_get_pid(pidfd, &pid) < 0)
+			return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	if (pidfd >= 0 && ops_pidfd_get_pid(pidfd, &(pid_t){ 0 }) < 0) {
+		safe_close(fd);
+		return -ESRCH;
+	}
+	return fd;
+}
+
+static int namespace_fd(const OpsNamespace *ns, const AuthCaller *caller)
+{
+	if (!ns || !ops_namespace_is_set(ns))
+		return process_mntns(caller->pid, caller->pidfd);
+	if (ns->mntns_fd >= 0) {
+		int fd = fcntl(ns->mntns_fd, F_DUPFD_CLOEXEC, 3);
+
+		return fd < 0 ? negative_errno() : fd;
+	}
+	return process_mntns(ns->pid, ns->pidfd);
+}
+
+static bool same_inode(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns,
+	      const char *fstype, uint64_t attributes, char **ret_reason)
+{
+	_cleanup_close_ int target = -EBADF, own = -EBADF;
+	PolicyRequest req = {
+		.method = method,
+		.fstype = fstype,
+		.attributes = attributes,
+		.ns_owner = (uid_t)-1,
+		.process_owner = (uid_t)-1,
+	};
+	const char *why = NULL;
+	unsigned line = 0;
+	int r;
+
+	*ret_reason = NULL;
+	/* root needs no facts; don't make it pay for them. */
+	if (caller->id.uid == 0)
+		return 0;
+
+	own = process_mntns(caller->pid, caller->pidfd);
+	if (own < 0)
+		return own;
+	target = namespace_fd(ns, caller);
+	if (target < 0)
+		/* A namespace that cannot be opened is not the caller's to
+		 * name: deny rather than tell which pids exist. */
+		goto deny;
+	req.ns_is_callers = same_inode(own, target);
+	req.ns_owner = policy_namespace_owner(target);
+	if (!ns || !ops_namespace_is_set(ns))
+		req.process_owner = caller->id.uid;
+	else if (ns->pidfd >= 0)
+		req.process_owner = policy_pidfd_owner(ns->pidfd);
+	else if (ns->pid > 0)
+		req.process_owner = policy_process_owner(ns->pid);
+
+	r = policy_check(&auth_policy, &caller->id, &req, &line, &why);
+	if (r == 0)
+		return 0;
+deny:
+	if (line > 0)
+		r = asprintf(ret_reason, "%s for uid %u (policy line %u)", why ?: "denied",
+			     (unsigned)caller->id.uid, line);
+	else
+		r = asprintf(ret_reason, "%s for uid %u", why ?: "the target namespace cannot be checked",
+			     (unsigned)caller->id.uid);
+	if (r < 0)
+		*ret_reason = NULL;
+	return -EPERM;
+}

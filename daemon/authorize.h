@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The step between decoding a request and running it, shared by the varlink
+ * and D-Bus front ends: work out the facts policy.c decides on (whose is the
+ * target namespace, is it the caller's own) and ask the policy.
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ops.h"
+#include "policy.h"
+
+typedef struct AuthCaller {
+	PolicyCaller id;
+	pid_t pid;
+	int pidfd; /* borrowed, -EBADF if the front end has none */
+} AuthCaller;
+
+/* The policy mountd runs with, loaded at start-up. */
+extern Policy auth_policy;
+
+/* 0 when caller may call method (unqualified) on namespace ns (NULL: a
+ * request that touches no namespace but the caller's own, e.g. a mount fd
+ * returned to it), -EPERM when not, with a line a person can act on in
+ * *ret_reason (to be freed); other negative errnos when the facts could not
+ * be gathered. */
+int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns,
+	      const char *fstype, uint64_t attributes, char **ret_reason);
