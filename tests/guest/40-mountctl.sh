@@ -161,10 +161,12 @@ if [ -z "${MOUNTCTL_TEST_HOST:-}" ]; then
 	check "  ... the reply names ext4 and the loop device" json_ok "$work/img.json" \
 		'd["fstype"] == "ext4" and d["loop-device"].startswith("/dev/loop")'
 	check_output "  ... the content is there" from-image cat /mnt/img/hello
+	check "umount the image" mountctl umount /mnt/img
+	# (one image mounted twice at once would be two ext4 instances on it)
 	check "mount --image -o ro" mountctl mount --image -o ro -t ext4 --mkdir "$work/fs.img" /mnt/img-ro
 	check_output "  ... read-only" '^ro' opts /mnt/img-ro
-	check "umount the images" mountctl umount /mnt/img
-	check "umount the images" mountctl umount /mnt/img-ro
+	check_output "  ... the content is there" from-image cat /mnt/img-ro/hello
+	check "umount the read-only image" mountctl umount /mnt/img-ro
 	expect_fail "mount --image of something that is no filesystem" 1 "failed" \
 		mountctl mount --image --mkdir /etc/hostname /mnt/img-bad
 fi
