@@ -535,7 +535,17 @@ char *mountd_reply_error_string(const MountdReply *r)
 	} else if (streq(e, "org.varlink.service.InvalidParameter")) {
 		fprintf(f, "invalid parameter '%s'", get_string(p, "parameter") ?: "?");
 	} else if (streq(e, "org.varlink.service.PermissionDenied")) {
+		/* The standard error has no parameters; say whatever mountd
+		 * added (the policy's reason). */
 		fputs("permission denied", f);
+		if (p) {
+			json_object_object_foreach(p, key, v)
+			{
+				if (json_object_is_type(v, json_type_string))
+					fprintf(f, ": %s", json_object_get_string(v));
+				(void)key;
+			}
+		}
 	} else if (streq(e, "org.varlink.service.MethodNotFound") ||
 		   streq(e, "org.varlink.service.MethodNotImplemented")) {
 		fprintf(f, "mountd does not implement %s",

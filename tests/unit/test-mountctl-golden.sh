@@ -57,6 +57,7 @@ case_ error-mountfailed $D/error-mountfailed.json __format error
 case_ error-invalid $D/error-invalid.json __format error
 case_ error-internal $D/error-internal.json __format error
 case_ error-notsupported $D/error-notsupported.json __format error
+case_ error-denied $D/error-denied.json __format error
 case_ error-other $D/error-other.json __format error
 # -o splitting, per command.
 case_ options-mount '' __format options mount 'ro,nosuid,nodev,size=1M,mode=0755,noatime,rw,defaults,x-foo=1,shared,context="a,b"'
