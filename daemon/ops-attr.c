@@ -42,7 +42,8 @@ int ops_setattr_validate(const OpsSetattrRequest *r, const char **ret_field)
 	return 0;
 }
 
-static int setattr_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int setattr_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
+			    WorkerReply *reply)
 {
 	const OpsSetattrRequest *r = userdata;
 	_cleanup_close_ int fd = -EBADF;
@@ -55,7 +56,7 @@ static int setattr_in_child(int root_fd, void *userdata, MntLog *log, WorkerRepl
 	ops_attributes_to_mount_attr(&r->attr, &a);
 	if (r->userns_fd >= 0) {
 		a.attr_set |= MOUNT_ATTR_IDMAP;
-		a.userns_fd = (uint64_t)r->userns_fd;
+		a.userns_fd = (uint64_t)fds[0];
 	}
 	return mnt_setattr(fd, "", AT_EMPTY_PATH | (r->recursive ? AT_RECURSIVE : 0), &a, log);
 }
@@ -73,7 +74,8 @@ int ops_setattr(const OpsSetattrRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, setattr_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_child, (void *)r,
+		       &reply);
 	return ops_worker_result(k, &reply, log);
 }
 
@@ -104,8 +106,10 @@ int ops_reconfigure_validate(const OpsReconfigureRequest *r, const char **ret_fi
 	return ops_params_validate(r->params, r->n_params, ret_field);
 }
 
-static int fspick_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int fspick_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
+			   WorkerReply *reply)
 {
+	(void)fds;
 	const OpsReconfigureRequest *r = userdata;
 	_cleanup_close_ int fd = -EBADF;
 	int fs_fd;
@@ -133,7 +137,7 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, fspick_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, NULL, 0, fspick_in_child, (void *)r, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

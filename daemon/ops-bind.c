@@ -48,7 +48,8 @@ struct clone_args {
 	const OpsBindRequest *req;
 };
 
-static int clone_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int clone_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
+			  WorkerReply *reply)
 {
 	const OpsBindRequest *r = ((struct clone_args *)userdata)->req;
 	_cleanup_close_ int src = -EBADF;
@@ -60,7 +61,7 @@ static int clone_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply 
 		if (src < 0)
 			return src;
 	}
-	fd = mnt_open_tree(src >= 0 ? src : r->source_fd, "", flags, log);
+	fd = mnt_open_tree(src >= 0 ? src : fds[0], "", flags, log);
 	if (fd < 0)
 		return fd;
 	reply->fds[reply->n_fds++] = fd;
@@ -84,7 +85,8 @@ int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 	ns_fd = ops_namespace_open(&r->source_ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, clone_in_child, &args, &reply);
+	k = worker_run(ns_fd, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_child, &args,
+		       &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

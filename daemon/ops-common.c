@@ -374,7 +374,8 @@ struct place_args {
 	const OpsPlacement *place;
 };
 
-static int place_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int place_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
+			  WorkerReply *reply)
 {
 	const struct place_args *a = userdata;
 	_cleanup_close_ int target_fd = -EBADF;
@@ -389,7 +390,7 @@ static int place_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply 
 		return target_fd;
 	if (a->place->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	r = mnt_move_mount(a->mount_fd, "", target_fd, "", flags, log);
+	r = mnt_move_mount(fds[0], "", target_fd, "", flags, log);
 	if (r < 0) {
 		/* Our fd on the new mount point must go before it can. */
 		target_fd = safe_close(target_fd);
@@ -409,7 +410,7 @@ int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 	ns_fd = ops_namespace_open(&place->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	r = worker_run(ns_fd, place_in_child, &args, &reply);
+	r = worker_run(ns_fd, &mount_fd, 1, place_in_child, &args, &reply);
 	return ops_worker_result(r, &reply, log);
 }
 

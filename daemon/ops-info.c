@@ -406,8 +406,10 @@ static int info_fallback(int fd, int attr, const OpsInfoRequest *r, OpsInfoResul
 	}
 }
 
-static int resolve_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int resolve_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
+			    WorkerReply *reply)
 {
+	(void)fds;
 	const OpsInfoRequest *r = userdata;
 	int fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 
@@ -435,7 +437,7 @@ int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, resolve_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, NULL, 0, resolve_in_child, (void *)r, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

@@ -37,8 +37,10 @@ int ops_move_validate(const OpsMoveRequest *r, const char **ret_field)
 	return ops_namespace_validate(&r->ns, "namespace", ret_field);
 }
 
-static int move_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int move_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
+			 WorkerReply *reply)
 {
+	(void)fds;
 	const OpsMoveRequest *r = userdata;
 	_cleanup_close_ int from = -EBADF, to = -EBADF;
 	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
@@ -77,7 +79,7 @@ int ops_move(const OpsMoveRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, move_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, NULL, 0, move_in_child, (void *)r, &reply);
 	return ops_worker_result(k, &reply, log);
 }
 
@@ -98,8 +100,10 @@ int ops_unmount_validate(const OpsUnmountRequest *r, const char **ret_field)
 	return ops_namespace_validate(&r->ns, "namespace", ret_field);
 }
 
-static int unmount_in_child(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int unmount_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
+			    WorkerReply *reply)
 {
+	(void)fds;
 	const OpsUnmountRequest *r = userdata;
 
 	(void)reply;
@@ -120,6 +124,6 @@ int ops_unmount(const OpsUnmountRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, unmount_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, NULL, 0, unmount_in_child, (void *)r, &reply);
 	return ops_worker_result(k, &reply, log);
 }

@@ -20,7 +20,7 @@ void worker_reply_done(WorkerReply *r)
 	r->n_fds = 0;
 }
 
-static int send_reply(int sock, const WorkerReply *reply)
+static int send_msg(int sock, const WorkerReply *reply)
 {
 	union {
 		struct cmsghdr h;
@@ -43,7 +43,7 @@ static int send_reply(int sock, const WorkerReply *reply)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? negative_errno() : 0;
 }
 
-static int recv_reply(int sock, WorkerReply *ret)
+static int recv_msg(int sock, WorkerReply *ret)
 {
 	union {
 		struct cmsghdr h;
@@ -82,22 +82,51 @@ static int recv_reply(int sock, WorkerReply *ret)
 	return 0;
 }
 
+/* Close every fd but keep[] (sorted here): the child holds exactly the
+ * request's fds, not the daemon's client connections or listening sockets. */
+static int close_all_but(int *keep, size_t n)
+{
+	unsigned from = 3;
+
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned)keep[i] > from && close_range(from, (unsigned)keep[i] - 1, 0) < 0)
+			return negative_errno();
+		if ((unsigned)keep[i] + 1 > from)
+			from = (unsigned)keep[i] + 1;
+	}
+	return close_range(from, ~0U, 0) < 0 ? negative_errno() : 0;
+}
+
 _Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata)
 {
-	WorkerReply reply = {};
+	WorkerReply reply = {}, in = {};
+	int keep[WORKER_FDS_MAX + 1];
 	MntLog log = {};
 	int root_fd, r;
 
 	/* Die with the daemon rather than linger inside a namespace. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	r = recv_msg(sock, &in);
+	if (r < 0)
+		_exit(1);
 	if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNS) < 0) {
 		reply.error = negative_errno();
 		snprintf(reply.failed_step, sizeof(reply.failed_step), "setns");
+	} else if (memcpy(keep, in.fds, sizeof(int) * in.n_fds), keep[in.n_fds] = sock,
+		   (r = close_all_but(keep, in.n_fds + 1)) < 0) {
+		reply.error = r;
+		snprintf(reply.failed_step, sizeof(reply.failed_step), "close_range");
 	} else if ((root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		reply.error = negative_errno();
 		snprintf(reply.failed_step, sizeof(reply.failed_step), "open-root");
 	} else {
-		r = fn(root_fd, userdata, &log, &reply);
+		r = fn(root_fd, in.fds, userdata, &log, &reply);
 		reply.error = r < 0 ? r : 0;
 		memcpy(reply.failed_step, log.failed_step, sizeof(reply.failed_step));
 		if (r < 0 && !reply.failed_step[0])
@@ -105,18 +134,23 @@ _Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata)
 		if (r < 0)
 			reply.n_fds = 0;
 	}
-	r = send_reply(sock, &reply);
+	r = send_msg(sock, &reply);
 	_exit(r < 0 ? 1 : 0);
 }
 
-int worker_run(int ns_fd, WorkerFn fn, void *userdata, WorkerReply *ret)
+int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
+	       WorkerReply *ret)
 {
 	_cleanup_close_ int parent_sock = -EBADF, child_sock = -EBADF;
+	WorkerReply in = {.n_fds = n_fds};
 	int pair[2], r, status;
 	struct pollfd p;
 	pid_t pid;
 
 	*ret = (WorkerReply){};
+	if (n_fds > WORKER_FDS_MAX)
+		return -E2BIG;
+	memcpy(in.fds, fds, sizeof(int) * n_fds);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
 		snprintf(ret->failed_step, sizeof(ret->failed_step), "socketpair");
 		return negative_errno();
@@ -135,17 +169,26 @@ int worker_run(int ns_fd, WorkerFn fn, void *userdata, WorkerReply *ret)
 	}
 	child_sock = safe_close(child_sock);
 
-	/* A mount syscall can block (a dead NFS server); bound the wait so the
-	 * daemon stays responsive, and kill the child when it is exceeded. */
-	p = (struct pollfd){.fd = parent_sock, .events = POLLIN};
-	do
-		r = poll(&p, 1, WORKER_TIMEOUT_MS);
-	while (r < 0 && errno == EINTR);
-	if (r <= 0) {
-		r = r == 0 ? -ETIMEDOUT : negative_errno();
+	/* The request's fds go to the child over the socket like the results
+	 * come back, so that it can drop everything it inherited. */
+	r = send_msg(parent_sock, &in);
+	if (r >= 0) {
+		/* A mount syscall can block (a dead NFS server); bound the
+		 * wait so the daemon stays responsive, and kill the child
+		 * when it is exceeded. */
+		p = (struct pollfd){.fd = parent_sock, .events = POLLIN};
+		do
+			r = poll(&p, 1, WORKER_TIMEOUT_MS);
+		while (r < 0 && errno == EINTR);
+		if (r == 0)
+			r = -ETIMEDOUT;
+		else if (r < 0)
+			r = negative_errno();
+		else
+			r = recv_msg(parent_sock, ret);
+	}
+	if (r < 0)
 		(void)kill(pid, SIGKILL);
-	} else
-		r = recv_reply(parent_sock, ret);
 
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

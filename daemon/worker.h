@@ -4,10 +4,11 @@
 /*
  * Work inside another mount namespace.  setns() changes the whole calling
  * process's view of the filesystem, so the daemon never calls it itself: a
- * forked child joins the namespace, runs one function and reports back over
- * a socketpair (a small fixed struct plus mount/path fds as SCM_RIGHTS), then
- * exits.  The child inherits the parent's fds, which is how request fds
- * reach it; everything it hands back travels over the socket.
+ * forked child joins the namespace, runs one function and reports back.
+ * Both ways go over a socketpair: the request's fds (a mount fd to attach,
+ * a source or user namespace fd) to the child as SCM_RIGHTS, after which it
+ * closes everything else it inherited; the result back as a small fixed
+ * struct plus mount/path fds.  The child then exits.
  */
 
 #include <stddef.h>
@@ -28,14 +29,17 @@ typedef struct WorkerReply {
 
 void worker_reply_done(WorkerReply *r);
 
-/* Runs in the child with root_fd = "/" of the joined namespace.  Returns 0 or
+/* Runs in the child with root_fd = "/" of the joined namespace and fds =
+ * the fds passed to worker_run(), in order (renumbered).  Returns 0 or
  * a negative errno; puts fds to send back into reply->fds (the child exits
  * right after, so ownership does not matter there) and the failing step into
  * log (only failed_step travels back). */
-typedef int (*WorkerFn)(int root_fd, void *userdata, MntLog *log, WorkerReply *reply);
+typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log,
+			WorkerReply *reply);
 
 /* ns_fd: an nsfs mount namespace fd or a pidfd (setns() takes both).
  * Returns 0 when the child ran fn (its own result is in ret->error), negative
  * errno when the worker itself failed (ret->failed_step says where: "fork",
  * "setns", ...).  ret is always initialised. */
-int worker_run(int ns_fd, WorkerFn fn, void *userdata, WorkerReply *ret);
+int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
+	       WorkerReply *ret);

@@ -322,8 +322,10 @@ static void test_json_params(void)
 	ok(vm_unbase64("a", &blob, &size) == -EINVAL, "base64 of a lone 6-bit group refused");
 }
 
-static int child_returns_fd(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int child_returns_fd(int root_fd, const int *fds, void *userdata, MntLog *log,
+			    WorkerReply *reply)
 {
+	(void)fds;
 	(void)userdata;
 	(void)log;
 	reply->fds[reply->n_fds++] = openat(root_fd, "tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -331,13 +333,32 @@ static int child_returns_fd(int root_fd, void *userdata, MntLog *log, WorkerRepl
 	return 0;
 }
 
-static int child_fails(int root_fd, void *userdata, MntLog *log, WorkerReply *reply)
+static int child_fails(int root_fd, const int *fds, void *userdata, MntLog *log,
+		       WorkerReply *reply)
 {
+	(void)fds;
 	(void)root_fd;
 	(void)userdata;
 	(void)reply;
 	mnt_log_fail(log, "move_mount");
 	return -EXDEV;
+}
+
+/* Reports the inode of the fd it was given, and whether the fd number in
+ * userdata (open in the parent, not passed) is still open in the child. */
+static int child_checks_fds(int root_fd, const int *fds, void *userdata, MntLog *log,
+			    WorkerReply *reply)
+{
+	struct stat st;
+
+	(void)root_fd;
+	(void)log;
+	if (fstat(fds[0], &st) < 0)
+		return -errno;
+	reply->value = st.st_ino;
+	if (fcntl(*(int *)userdata, F_GETFD) >= 0)
+		reply->value = 0; /* an inherited fd survived */
+	return 0;
 }
 
 static void test_worker(void)
@@ -347,7 +368,7 @@ static void test_worker(void)
 	struct stat a, b;
 	int r;
 
-	r = worker_run(ns, child_returns_fd, NULL, &reply);
+	r = worker_run(ns, NULL, 0, child_returns_fd, NULL, &reply);
 	ok(r == 0 && reply.error == 0 && reply.n_fds == 1, "worker sends an fd back");
 	ok(reply.value != (uint64_t)getpid() && reply.value > 0, "the work ran in another process");
 	ok(reply.n_fds == 1 && fstat(reply.fds[0], &a) == 0 && stat("/tmp", &b) == 0 &&
@@ -355,14 +376,25 @@ static void test_worker(void)
 	   "the fd refers to the child's /tmp");
 	worker_reply_done(&reply);
 
-	r = worker_run(ns, child_fails, NULL, &reply);
+	r = worker_run(ns, NULL, 0, child_fails, NULL, &reply);
 	ok(r == 0 && reply.error == -EXDEV && streq(reply.failed_step, "move_mount") &&
 		   reply.n_fds == 0,
 	   "failure and its step come back from the worker");
 
-	r = worker_run(STDIN_FILENO, child_returns_fd, NULL, &reply);
+	r = worker_run(STDIN_FILENO, NULL, 0, child_returns_fd, NULL, &reply);
 	ok(r == 0 && reply.error < 0 && streq(reply.failed_step, "setns"),
 	   "setns on a non-namespace fd reported as step setns");
+
+	{
+		_cleanup_close_ int dir = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		_cleanup_close_ int other = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct stat st;
+
+		r = worker_run(ns, &dir, 1, child_checks_fds, &other, &reply);
+		ok(r == 0 && reply.error == 0 && fstat(dir, &st) == 0 && reply.value == st.st_ino,
+		   "the request's fd reaches the child over the socket, and nothing else it "
+		   "inherited stays open there");
+	}
 }
 
 static void test_mount_layer(void)
