@@ -19,28 +19,30 @@ check_output "the service result is success" "^Result=success$" systemctl show -
 systemctl reset-failed $unit 2>/dev/null
 
 # Socket activation: systemd-socket-activate passes the listening socket and
-# execs mountd; with MOUNTD_IDLE_SEC=2 it leaves after 2 quiet seconds.
+# execs mountd; with MOUNTD_IDLE_SEC=5 it leaves after 5 quiet seconds
+# (long enough for the calls below under TCG, where python starts slowly).
 rm -f $SOCK
 mkdir -p /run/mountd
-systemd-socket-activate -l $SOCK -E MOUNTD_IDLE_SEC=2 "$BUILD/mountd" >"$work/sa.log" 2>&1 &
+systemd-socket-activate -l $SOCK -E MOUNTD_IDLE_SEC=5 "$BUILD/mountd" >"$work/sa.log" 2>&1 &
 sa=$!
 for _ in $(seq 50); do [ -S $SOCK ] && break; sleep 0.1; done
 check "socket-activated mountd answers" $V org.varlink.service.GetInfo
 check "and mounts" bash -c "mkdir -p $work/m && $V --attach $work/m io.mountd.Mount.Create '{\"fsType\":\"tmpfs\"}' && umount $work/m"
 exited=0
-for _ in $(seq 60); do kill -0 $sa 2>/dev/null || { exited=1; break; }; sleep 0.1; done
+for _ in $(seq 150); do kill -0 $sa 2>/dev/null || { exited=1; break; }; sleep 0.1; done
 check "it exits after the idle period" test $exited = 1
 rc=0
 wait $sa || rc=$?
 check "with status 0" test $rc = 0
 
 # A busy connection keeps it alive: a Watch stream is not idle.
-systemd-socket-activate -l $SOCK -E MOUNTD_IDLE_SEC=1 "$BUILD/mountd" >"$work/sa2.log" 2>&1 &
+systemd-socket-activate -l $SOCK -E MOUNTD_IDLE_SEC=3 "$BUILD/mountd" >"$work/sa2.log" 2>&1 &
 sa=$!
 for _ in $(seq 50); do [ -S $SOCK ] && break; sleep 0.1; done
 $V --more io.mountd.Mount.Watch '{}' >"$work/w" 2>&1 &
 watcher=$!
-sleep 3
+for _ in $(seq 100); do grep -q ready "$work/w" 2>/dev/null && break; sleep 0.1; done
+sleep 4
 check "an open Watch stream keeps the socket-activated daemon alive" kill -0 $sa
 kill $watcher
 exited=0
