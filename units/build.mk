@@ -12,3 +12,8 @@ install-units:
 	ln -sf /usr/lib/systemd/system/mountd.socket \
 		$(DESTDIR)/etc/systemd/system/sockets.target.wants/mountd.socket
 INSTALL_TARGETS += install-units
+
+# A guest test client for the fds of io.mountd1 (busctl cannot send them).
+$(B)/tests/guest/bus-fd-test: $(B)/tests/guest/bus-fd-test.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+GUEST_PROGS += $(B)/tests/guest/bus-fd-test

@@ -73,6 +73,16 @@ check_output "  gone" "^0 0$" bash -c "echo \$(count_mounts $ns /tmp/dbus-b) \$(
 check "Create without placement returns the mount as one fd" \
 	bash -c "bj Create 'sa(ssv)a{sv}' tmpfs 0 0 | J 'd[0] > 0 and len(d[1]) == 1 and d[2] == \"tmpfs\"'"
 
+# ---- file descriptors as "h" (tests/guest/bus-fd-test.c: busctl cannot)
+FD="$BUILD/tests/guest/bus-fd-test"
+mkdir -p /tmp/dbus-fd /tmp/dbus-fdsrc /tmp/dbus-fdbind && touch /tmp/dbus-fdsrc/marker
+check "Create returns a detached mount fd the caller can attach" "$FD" create /tmp/dbus-fd
+check_output "  it is the tmpfs" "^tmpfs .*size=1024k" findmnt -n -o FSTYPE,FS-OPTIONS --raw /tmp/dbus-fd
+check "Bind takes its source as an fd" "$FD" bind /tmp/dbus-fdsrc /tmp/dbus-fdbind
+check "  the bind shows the source" test -e /tmp/dbus-fdbind/marker
+umount /tmp/dbus-fd /tmp/dbus-fdbind
+rm -rf /tmp/dbus-fd /tmp/dbus-fdsrc /tmp/dbus-fdbind
+
 # ---- the caller: without a namespace, the sender's own is meant
 check "Create from a process inside the namespace, no namespace named" \
 	nsenter -t "$ns" -m $BUSCALL Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 2 path s /tmp/dbus-self create s directory

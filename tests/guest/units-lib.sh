@@ -9,6 +9,7 @@
 #                          namespace; prints its pid
 
 TOP=${MOUNTD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+BUILD=${MOUNTD_BUILD:-$TOP/build}
 SOCK=/run/mountd/io.mountd.Mount
 V="python3 $TOP/tests/guest/varlink.py"
 DROPIN=/run/systemd/system/mountd.service.d/50-test.conf
