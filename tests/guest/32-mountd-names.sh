@@ -59,6 +59,24 @@ check "create with propagation unbindable and attributes" \
 check_output "its options" "ro,nodev,noatime" inns findmnt -n -o VFS-OPTIONS /mnt/ub
 check_output "and it is unbindable" "unbindable" inns findmnt -n -o PROPAGATION /mnt/ub
 
+# An overlay from an ordered parameter list (lowerdir+ twice: order
+# matters), and an fd-typed parameter the filesystem only takes as a string:
+# the kernel's refusal comes back with its message.
+mkdir -p "$work/ov"
+mount -t tmpfs ovfs "$work/ov"
+mkdir -p "$work/ov/l1" "$work/ov/l2" "$work/ov/u" "$work/ov/w"
+echo top >"$work/ov/l1/f"
+echo bottom >"$work/ov/l2/f"
+echo only-l2 >"$work/ov/l2/g"
+check "overlay with lowerdir+ twice, upperdir and workdir" \
+	call ovreply Create '{"fsType":"overlay","source":"mountd-ov","parameters":[{"key":"lowerdir+","type":"string","value":"'"$work"'/ov/l1"},{"key":"lowerdir+","type":"string","value":"'"$work"'/ov/l2"},{"key":"upperdir","type":"string","value":"'"$work"'/ov/u"},{"key":"workdir","type":"string","value":"'"$work"'/ov/w"}],"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/ov","create":"directory"}}'
+check_output "the first lower layer wins" "^top$" inns cat /mnt/ov/f
+check_output "the second lower layer shows through" "^only-l2$" inns cat /mnt/ov/g
+check "an fd where overlay wants a string is refused by the kernel, with its message" bash -c "
+	! $V --fd $work/ov/l1 io.mountd.Mount.Create '{\"fsType\":\"overlay\",\"parameters\":[{\"key\":\"lowerdir+\",\"type\":\"fd\",\"fd\":0}]}' >$work/ovfd &&
+	jtest $work/ovfd 'p[\"step\"] == \"fsconfig:lowerdir+\" and any(m[\"step\"] == \"fsconfig:lowerdir+\" and \"lowerdir+\" in m[\"text\"] for m in p[\"messages\"])'"
+call ovu Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/ov"}'
+
 # Reconfigure failures carry the kernel's message.
 check "reconfigure with a bad value fails with the kernel's message" bash -c "
 	! $V io.mountd.Mount.Reconfigure '{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/ub\",\"parameters\":[{\"key\":\"nr_inodes\",\"type\":\"string\",\"value\":\"lots\"}]}' >$work/rf &&
@@ -105,6 +123,6 @@ check "mountd ends open Watch streams on SIGTERM and exits 0" test "$rc" = 0
 wait $watcher
 check "the watcher got a final reply" jtest "$work/watch2" 'not r.get("continues")'
 kill "$ns" 2>/dev/null
-umount "$work/idsrc" 2>/dev/null
+umount "$work/idsrc" "$work/ov" 2>/dev/null
 rm -rf "$work"
 done_testing
