@@ -15,4 +15,6 @@ GUEST_PROGS += $(B)/tests/guest/mount-api-test
 .PHONY: install-guest-exec
 install-guest-exec:
 	install -D -m755 scripts/guest-exec $(DESTDIR)/usr/lib/mountd/guest-exec
+	install -D -m644 scripts/mountd-guest-run.service \
+		$(DESTDIR)/usr/lib/systemd/system/mountd-guest-run.service
 INSTALL_TARGETS += install-guest-exec
