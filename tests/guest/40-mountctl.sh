@@ -254,28 +254,7 @@ expect_fail "usage error: exit 2" 2 "missing arguments" mountctl move /mnt/x
 check_output "every command has --help" "Usage: mountctl .*watch" mountctl watch --help
 
 # ---- the README's examples, as printed ----------------------------------------------
-# Each command line must succeed, except one followed by a "# mountctl: ..."
-# line: that one must fail and print exactly that.
-python3 - "$TOP/README.md" >"$work/readme.sh" <<'EOF'
-import re, shlex, sys
-text = open(sys.argv[1]).read()
-section = text.split("## Using mountctl", 1)[1]
-block = re.search(r"```sh\n(.*?)```", section, re.S).group(1).splitlines()
-print("set -u")
-for i, line in enumerate(block):
-    if not line.strip() or line.startswith("#"):
-        continue
-    nxt = block[i + 1] if i + 1 < len(block) else ""
-    if nxt.startswith("# mountctl:"):
-        want = nxt[2:]
-        print(f"out=$({line} 2>&1); rc=$?")
-        print(f"[ $rc != 0 ] && [ \"$out\" = {shlex.quote(want)} ] || "
-              f"{{ echo {shlex.quote('README: expected failure: ' + line)}; echo \"$out\"; exit 1; }}")
-    else:
-        print(line)
-        print(f"rc=$?; [ $rc = 0 ] || {{ echo {shlex.quote('README: failed: ' + line)} rc=$rc; exit 1; }}")
-print("echo README-OK")
-EOF
+python3 "$TOP/tests/guest/readme-examples.py" "$TOP/README.md" >"$work/readme.sh"
 check_output "the README examples work as printed" README-OK bash "$work/readme.sh"
 
 check "mountd is still running" kill -0 "$mountd"
