@@ -12,6 +12,8 @@
 
 #include <json-c/json.h>
 
+#include "libmountd-client.h"
+
 /* Exit codes (documented in mountctl(1)). */
 enum {
 	EXIT_OK = 0,
@@ -120,3 +122,73 @@ int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char *crea
 		     char **ret_error);
 /* The line a failure of step (MountFailed.step) points at. */
 unsigned apply_op_line_of_step(const ApplyOp *op, const char *step);
+
+/* ---- the command line (mountctl.c, mountctl-call.c, mountctl-info.c) ---- */
+
+#define NS_FDS_MAX 4
+
+typedef struct Ctx {
+	const char *command; /* for messages */
+	const char *socket;
+	bool json, verbose;
+	uint64_t timeout_usec;
+	bool timeout_set;
+
+	/* Target namespace: at most one of these. */
+	int ns_pid;
+	int ns_pidfd;
+	const char *ns_path;
+
+	/* Fds to send with the next call; owned ones are closed after it. */
+	int fds[NS_FDS_MAX];
+	bool owned[NS_FDS_MAX];
+	size_t n_fds;
+
+	MountdClient *client;
+} Ctx;
+
+/* Every subcommand option lands here. */
+typedef struct Args {
+	const char *fstype;
+	char *options; /* -o lists, joined */
+	const char *propagation;
+	const char *create;
+	const char *image_partition_type;
+	const char *idmap;
+	int source_pid; /* bind: namespace of the source */
+	const char *source_ns;
+	bool exclusive, beneath, image, lazy, force, table, dry_run, no_fallback;
+	int recursive; /* -1 default */
+	int partition;
+	int nth, mth; /* -1: enumerate */
+	long events;  /* watch: stop after this many changes; 0 never */
+} Args;
+
+/* Messages: "mountctl: COMMAND: ..." on stderr. */
+__attribute__((format(printf, 2, 3))) void err(const Ctx *c, const char *fmt, ...);
+int parse_int(const char *s, long min, long max, long *ret);
+void ctx_done(Ctx *c);
+/* Queue fd for the next call (closed after it when owned); returns its
+ * index in the message. */
+int push_fd(Ctx *c, int fd, bool owned);
+void drop_fds(Ctx *c);
+/* Open path and queue it; 0 or an exit code after saying why not. */
+int open_for_sending(Ctx *c, const char *path, int flags, const char *what, int *ret_index);
+/* The Namespace object of --pid/--pidfd/--ns (queuing its fd), or NULL
+ * for mountctl's own namespace. */
+int namespace_json(Ctx *c, json_object **ret);
+int connect_daemon(Ctx *c);
+void verbose_call(Ctx *c, const char *method, json_object *params);
+void print_error(Ctx *c, const MountdReply *reply, const char *where);
+/* One call, answer not judged: 0 with *reply (maybe an error), or an exit
+ * code after saying why mountd could not be asked. */
+int call_raw(Ctx *c, const char *method, json_object *params, MountdReply *reply);
+/* One call whose error ends the command: 0, or an exit code after printing
+ * the failure. */
+int call(Ctx *c, const char *method, json_object *params, MountdReply *reply);
+void print_done(Ctx *c, json_object *extra);
+void print_done_target(Ctx *c, const char *source, const char *target);
+json_object *messages_of(json_object *params);
+int parse_options(Ctx *c, const char *list, OptionsMode mode, MountOptions *opts);
+
+int cmd_info(Ctx *c, Args *a, int argc, char **argv);

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What every mountctl command does around its call: the target namespace
+ * and the fds that name it, the connection, -v tracing, and turning a reply
+ * into output and an exit code.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "mountctl.h"
+#include "util.h"
+
+_printf_(2, 3) void err(const Ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mountctl: %s%s", c->command ?: "", c->command ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int parse_int(const char *s, long min, long max, long *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+void ctx_done(Ctx *c)
+{
+	for (size_t i = 0; i < c->n_fds; i++)
+		if (c->owned[i])
+			safe_close(c->fds[i]);
+	c->n_fds = 0;
+	mountd_client_free(c->client);
+	c->client = NULL;
+}
+
+/* Queue fd for the next call; returns its index in the message. */
+int push_fd(Ctx *c, int fd, bool owned)
+{
+	if (c->n_fds >= NS_FDS_MAX) {
+		if (owned)
+			safe_close(fd);
+		return -E2BIG;
+	}
+	c->fds[c->n_fds] = fd;
+	c->owned[c->n_fds] = owned;
+	return (int)c->n_fds++;
+}
+
+void drop_fds(Ctx *c)
+{
+	for (size_t i = 0; i < c->n_fds; i++)
+		if (c->owned[i])
+			safe_close(c->fds[i]);
+	c->n_fds = 0;
+}
+
+/* Open path for sending (a namespace file, an image); exit code on error. */
+int open_for_sending(Ctx *c, const char *path, int flags, const char *what, int *ret_index)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY), k;
+
+	if (fd < 0) {
+		err(c, "cannot open %s %s: %m", what, path);
+		return EXIT_USAGE;
+	}
+	k = push_fd(c, fd, true);
+	if (k < 0) {
+		err(c, "too many file descriptors");
+		return EXIT_USAGE;
+	}
+	*ret_index = k;
+	return 0;
+}
+
+/* The Namespace object of --pid/--pidfd/--ns, or NULL for mountctl's own
+ * (which is what mountd assumes when none is named). */
+int namespace_json(Ctx *c, json_object **ret)
+{
+	json_object *o;
+	int k, r;
+
+	*ret = NULL;
+	if (!c->ns_pid && c->ns_pidfd < 0 && !c->ns_path)
+		return 0;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	if (c->ns_pid)
+		json_object_object_add(o, "pid", json_object_new_int(c->ns_pid));
+	else if (c->ns_pidfd >= 0) {
+		k = push_fd(c, c->ns_pidfd, false);
+		if (k < 0)
+			return json_object_put(o), k;
+		json_object_object_add(o, "pidfd", json_object_new_int(k));
+	} else {
+		r = open_for_sending(c, c->ns_path, O_RDONLY, "namespace", &k);
+		if (r)
+			return json_object_put(o), -EINVAL;
+		json_object_object_add(o, "mntnsFd", json_object_new_int(k));
+	}
+	*ret = o;
+	return 0;
+}
+
+int connect_daemon(Ctx *c)
+{
+	int r;
+
+	if (c->client)
+		return 0;
+	r = mountd_client_connect(&c->client, c->socket);
+	if (r < 0) {
+		err(c, "cannot reach mountd at %s: %s", mountd_socket_path(c->socket),
+		    strerror(-r));
+		return EXIT_UNREACHABLE;
+	}
+	if (c->timeout_set)
+		mountd_client_set_timeout(c->client, c->timeout_usec);
+	return 0;
+}
+
+void verbose_call(Ctx *c, const char *method, json_object *params)
+{
+	if (!c->verbose)
+		return;
+	fprintf(stderr, "mountctl: -> %s.%s %s\n", MOUNTD_INTERFACE, method,
+		params ? json_object_to_json_string_ext(
+				 params, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+		       : "{}");
+}
+
+/* The reply as it came, but for the kernel's messages: those are printed
+ * one per line, tagged with their step, by the callers. */
+static void verbose_reply(Ctx *c, const char *method, const MountdReply *reply)
+{
+	_cleanup_json_ json_object *o = json_object_new_object();
+
+	if (!c->verbose || !o)
+		return;
+	json_object_object_foreach(reply->parameters, key, v)
+	{
+		if (!streq(key, "messages"))
+			json_object_object_add(o, key, json_object_get(v));
+	}
+	fprintf(stderr, "mountctl: <- %s.%s %s%s%s", MOUNTD_INTERFACE, method, reply->error ?: "",
+		reply->error ? " " : "",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (reply->n_fds)
+		fprintf(stderr, " (+%zu fds)", reply->n_fds);
+	fputc('\n', stderr);
+}
+
+/* Print an error reply: one readable line on stderr; with --json the reply
+ * also goes to stdout as {"error": NAME, "parameters": {...}}. */
+void print_error(Ctx *c, const MountdReply *reply, const char *where)
+{
+	_cleanup_free_ char *line = mountd_reply_error_string(reply);
+
+	if (where)
+		fprintf(stderr, "%s: %s\n", where, line ?: reply->error);
+	else
+		err(c, "%s", line ?: reply->error);
+	if (c->verbose)
+		output_messages(stderr, "mountctl: ", reply->parameters, true);
+	if (c->json) {
+		_cleanup_json_ json_object *o = json_object_new_object();
+
+		if (o) {
+			json_object_object_add(o, "error", json_object_new_string(reply->error));
+			json_object_object_add(o, "parameters", json_object_get(reply->parameters));
+			output_json(stdout, o);
+		}
+	}
+}
+
+/* One call without judging the answer: 0 with *reply filled (maybe an
+ * error), or an exit code after printing why mountd could not be asked. */
+int call_raw(Ctx *c, const char *method, json_object *params, MountdReply *reply)
+{
+	int r;
+
+	*reply = (MountdReply){};
+	r = connect_daemon(c);
+	if (r) {
+		drop_fds(c);
+		return r;
+	}
+	verbose_call(c, method, params);
+	r = mountd_client_call(c->client, method, params, c->fds, c->n_fds, reply);
+	drop_fds(c);
+	if (r < 0) {
+		err(c, "%s.%s: no answer from mountd: %s", MOUNTD_INTERFACE, method,
+		    r == -ECONNRESET ? "connection closed" : strerror(-r));
+		return EXIT_UNREACHABLE;
+	}
+	verbose_reply(c, method, reply);
+	return 0;
+}
+
+/* A call whose error ends the command: 0 with *reply the success reply, or
+ * an exit code after printing the failure. */
+int call(Ctx *c, const char *method, json_object *params, MountdReply *reply)
+{
+	int r = call_raw(c, method, params, reply);
+
+	if (r)
+		return r;
+	if (reply->error) {
+		print_error(c, reply, NULL);
+		mountd_reply_done(reply);
+		return EXIT_FAILED;
+	}
+	/* The kernel's warnings matter even when the mount worked. */
+	output_messages(stderr, "mountctl: ", reply->parameters, c->verbose);
+	return 0;
+}
+
+/* --json output of the commands that only change things. */
+void print_done(Ctx *c, json_object *extra)
+{
+	if (c->json) {
+		_cleanup_json_ json_object *o =
+			extra ? json_object_get(extra) : json_object_new_object();
+		if (o)
+			output_json(stdout, o);
+	}
+}
+
+/* {"source": FROM, "target": TO} for the commands that only name paths. */
+void print_done_target(Ctx *c, const char *source, const char *target)
+{
+	_cleanup_json_ json_object *o = c->json ? json_object_new_object() : NULL;
+
+	if (!o)
+		return;
+	if (source)
+		json_object_object_add(o, "source", json_object_new_string(source));
+	json_object_object_add(o, "target", json_object_new_string(target));
+	output_json(stdout, o);
+}
+
+json_object *messages_of(json_object *params)
+{
+	json_object *m = NULL;
+
+	if (params && json_object_object_get_ex(params, "messages", &m) && m)
+		return json_object_get(m);
+	return json_object_new_array();
+}
+
+/* Parse the -o list for mode; exit code on error. */
+int parse_options(Ctx *c, const char *list, OptionsMode mode, MountOptions *opts)
+{
+	_cleanup_free_ char *bad = NULL;
+	const char *why = NULL;
+	int r;
+
+	if (!list)
+		return 0;
+	r = mount_options_parse(opts, mode, list, &bad, &why);
+	if (r == -ENOMEM) {
+		err(c, "out of memory");
+		return EXIT_FAILED;
+	}
+	if (r < 0) {
+		err(c, "-o %s: %s", bad ?: list, why ?: "invalid option");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
