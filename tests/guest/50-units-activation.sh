@@ -7,6 +7,8 @@ set -u
 . "$(dirname "$0")/units-lib.sh"
 
 fresh_units
+check "systemd-analyze verify finds nothing to complain about" bash -c \
+	'out=$(systemd-analyze verify --man=no mountd.socket mountd.service 2>&1); echo "$out"; [ -z "$out" ]'
 check_output "mountd.socket is enabled in the image" "^enabled$" systemctl is-enabled mountd.socket
 check_output "sockets.target pulls it in" "(^| )mountd\.socket( |$)" systemctl show -P Wants sockets.target
 check_output "mountd.socket listens" "^active$" systemctl is-active mountd.socket
