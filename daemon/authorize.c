@@ -42,6 +42,21 @@ static int process_mntns(pid_t pid, int pidfd)
 	return fd;
 }
 
+/* The uid owning a pidfd's process, or (uid_t)-1. */
+static uid_t pidfd_owner(int pidfd)
+{
+	pid_t pid, again;
+	uid_t owner;
+
+	if (ops_pidfd_get_pid(pidfd, &pid) < 0)
+		return (uid_t)-1;
+	owner = policy_process_owner(pid);
+	/* Still alive, so /proc/PID was this process, not a reused pid. */
+	if (ops_pidfd_get_pid(pidfd, &again) < 0 || again != pid)
+		return (uid_t)-1;
+	return owner;
+}
+
 static int namespace_fd(const OpsNamespace *ns, const AuthCaller *caller)
 {
 	if (!ns || !ops_namespace_is_set(ns))
@@ -95,7 +110,7 @@ int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *
 	if (!ns || !ops_namespace_is_set(ns))
 		req.process_owner = caller->id.uid;
 	else if (ns->pidfd >= 0)
-		req.process_owner = policy_pidfd_owner(ns->pidfd);
+		req.process_owner = pidfd_owner(ns->pidfd);
 	else if (ns->pid > 0)
 		req.process_owner = policy_process_owner(ns->pid);
 

@@ -10,9 +10,12 @@ DAEMON_LIB_OBJS += $(B)/daemon/varlink.o $(B)/daemon/json-dispatch.o
 MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o \
 	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o)
 
+# Authorization, consulted by both front ends before any operation.
+MOUNTD_AUTH_OBJS := $(B)/daemon/policy.o $(B)/daemon/authorize.o
+
 # The IDL is served verbatim by GetInterfaceDescription: embed the file as
 # a C string at build time so the text cannot drift from what is installed.
-$(B)/daemon/io.mountd.Mount.varlink.c: daemon/io.mountd.Mount.varlink | $(B)
+$(B)/daemon/io.mountd.Mount.varlink.c: daemon/io.mountd.Mount.varlink
 	@mkdir -p $(dir $@)
 	{ echo '/* generated from $< */'; \
 	  echo 'const char io_mountd_mount_idl[] ='; \
@@ -24,7 +27,8 @@ $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 
 MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o \
 	$(B)/daemon/bus.o $(B)/daemon/ops-names.o \
-	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(DAEMON_LIB_OBJS)
+	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) \
+	$(DAEMON_LIB_OBJS)
 
 $(B)/mountd: $(MOUNTD_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

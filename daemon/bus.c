@@ -45,6 +45,7 @@
  */
 
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +54,7 @@
 
 #include <systemd/sd-bus.h>
 
+#include "authorize.h"
 #include "bus.h"
 #include "ops-names.h"
 #include "ops.h"
@@ -513,6 +515,52 @@ static int decode_params(BusCall *c, MntParam **ret, size_t *ret_n)
 
 /* ---- replies ------------------------------------------------------------------ */
 
+/* Ask the policy (policy.c via authorize.c) before anything is done, as the
+ * varlink front end does.  0: allowed; negative: the call failed, with
+ * AccessDenied and the policy's reason when it was denied. */
+static int bus_authorize(BusCall *c, const OpsNamespace *ns, const char *fstype,
+			 uint64_t attributes)
+{
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	_cleanup_free_ char *reason = NULL;
+	AuthCaller caller = { .pidfd = c->caller_pidfd };
+	const gid_t *groups = NULL;
+	int r, n;
+
+	r = sd_bus_query_sender_creds(c->m,
+				      SD_BUS_CREDS_PID | SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID |
+					      SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID |
+					      SD_BUS_CREDS_SUPPLEMENTARY_GIDS,
+				      &creds);
+	if (r >= 0)
+		r = sd_bus_creds_get_pid(creds, &caller.pid);
+	/* The bus daemon vouches for the uid (the effective one is there only
+	 * when sd-bus could read it itself); without it the call fails: the
+	 * policy never guesses who asked.  dbus-daemon sends no gid: then the
+	 * primary group is the user's from the user database, as dbus-daemon
+	 * itself resolves groups, or none at all. */
+	if (r >= 0 && sd_bus_creds_get_euid(creds, &caller.id.uid) < 0)
+		r = sd_bus_creds_get_uid(creds, &caller.id.uid);
+	if (r < 0)
+		return sd_bus_error_set_errno(c->error, r);
+	if (sd_bus_creds_get_egid(creds, &caller.id.gid) < 0 &&
+	    sd_bus_creds_get_gid(creds, &caller.id.gid) < 0) {
+		struct passwd *pw = getpwuid(caller.id.uid);
+
+		caller.id.gid = pw ? pw->pw_gid : (gid_t)-1;
+	}
+	n = sd_bus_creds_get_supplementary_gids(creds, &groups);
+	if (n > 0) {
+		caller.id.groups = groups;
+		caller.id.n_groups = n;
+	}
+	r = authorize(&caller, sd_bus_message_get_member(c->m), ns, fstype, attributes, &reason);
+	if (r == -EPERM)
+		return sd_bus_error_setf(c->error, SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: %s",
+					 reason ?: "denied by policy");
+	return r < 0 ? sd_bus_error_set_errno(c->error, r) : 0;
+}
+
 /* Decoding or validation failed: InvalidArgs naming the field, like
  * org.varlink.service.InvalidParameter{parameter}. */
 static int fail_invalid(BusCall *c, int r, const char *field)
@@ -666,6 +714,9 @@ static int method_create(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, req.fstype, req.attr.set);
+	if (r < 0)
+		return r;
 	r = ops_create(&req, &res, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
@@ -726,6 +777,13 @@ static int method_bind(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	/* A source named by path is read in its namespace: that namespace
+	 * must be the caller's to bind from, as the target is to bind to. */
+	r = req.source_path ? bus_authorize(&c, &req.source_ns, NULL, req.attr.set) : 0;
+	if (r >= 0)
+		r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, NULL, req.attr.set);
+	if (r < 0)
+		return r;
 	r = ops_bind(&req, &res, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
@@ -777,6 +835,9 @@ static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *e
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	r = bus_authorize(&c, &req.ns, NULL, 0);
+	if (r < 0)
+		return r;
 	r = ops_reconfigure(&req, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
@@ -822,6 +883,9 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	r = bus_authorize(&c, &req.ns, NULL, 0);
+	if (r < 0)
+		return r;
 	r = ops_setattr(&req, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
@@ -859,6 +923,9 @@ static int method_move(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	r = bus_authorize(&c, &req.ns, NULL, 0);
+	if (r < 0)
+		return r;
 	r = ops_move(&req, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
@@ -895,6 +962,9 @@ static int method_unmount(sd_bus_message *m, void *userdata, sd_bus_error *error
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	r = bus_authorize(&c, &req.ns, NULL, 0);
+	if (r < 0)
+		return r;
 	r = ops_unmount(&req, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
@@ -950,6 +1020,9 @@ static int method_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	r = bus_authorize(&c, &req.ns, NULL, 0);
+	if (r < 0)
+		return r;
 	r = ops_info(&req, &res, &log);
 	if (r == -ENOSYS || r == -EOPNOTSUPP)
 		return sd_bus_error_setf(error, BUS_ERROR_NOT_SUPPORTED,
@@ -991,6 +1064,9 @@ static int method_list(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	if (r < 0)
 		return fail_invalid(&c, r, field);
 
+	r = bus_authorize(&c, &req.ns, NULL, 0);
+	if (r < 0)
+		return r;
 	r = ops_list(&req, &res, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);

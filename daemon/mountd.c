@@ -19,6 +19,7 @@
 
 #include "bus.h"
 #include "util.h"
+#include "authorize.h"
 #include "varlink-mount.h"
 #include "varlink.h"
 
@@ -121,6 +122,19 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	umask(0022);
+
+	/* A policy that does not parse is not guessed at: refuse to start,
+	 * saying where it is wrong. */
+	{
+		const char *path = getenv("MOUNTD_POLICY") ?: POLICY_DEFAULT_PATH;
+		_cleanup_free_ char *err = NULL;
+
+		r = policy_load(&auth_policy, path, &err);
+		if (r < 0) {
+			fprintf(stderr, "mountd: policy: %s\n", err ?: strerror(-r));
+			return 1;
+		}
+	}
 
 	r = sd_event_default(&d.event);
 	if (r < 0) {

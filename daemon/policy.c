@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "policy.h"
@@ -410,28 +409,4 @@ uid_t policy_process_owner(pid_t pid)
 	if (stat(path, &st) < 0)
 		return (uid_t)-1;
 	return st.st_uid;
-}
-
-uid_t policy_pidfd_owner(int pidfd)
-{
-	char path[64], line[256];
-	_cleanup_fclose_ FILE *f = NULL;
-	pid_t pid = 0;
-	uid_t owner;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	f = fopen(path, "re");
-	if (!f)
-		return (uid_t)-1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Pid: %d", &pid) == 1)
-			break;
-	if (pid <= 0)
-		return (uid_t)-1;
-	owner = policy_process_owner(pid);
-	/* The pid may have been reused between reading fdinfo and stat(): the
-	 * answer holds only if the pidfd's process is still alive. */
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
-		return (uid_t)-1;
-	return owner;
 }

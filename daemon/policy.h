@@ -84,5 +84,3 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 uid_t policy_namespace_owner(int mntns_fd);
 /* The uid owning process pid (the owner of /proc/PID), or (uid_t)-1. */
 uid_t policy_process_owner(pid_t pid);
-/* The same for a pidfd (via its /proc/self/fdinfo Pid: line). */
-uid_t policy_pidfd_owner(int pidfd);

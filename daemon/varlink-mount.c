@@ -17,6 +17,7 @@
 
 #include "json-dispatch.h"
 #include "util.h"
+#include "authorize.h"
 #include "varlink-mount.h"
 
 #define ERROR_MOUNT_FAILED  "io.mountd.Mount.MountFailed"
@@ -446,6 +447,48 @@ static int placement_convert(VarlinkCall *call, JPlacement *j, OpsPlacement *ret
 	return 0;
 }
 
+/* ---- authorization ------------------------------------------------------- */
+
+/* Ask the policy (policy.c via authorize.c) before anything is done.  0:
+ * allowed; 1: denied, and the call answered with PermissionDenied and the
+ * reason; negative: the facts could not be gathered. */
+static int vm_authorize(VarlinkCall *call, const OpsNamespace *ns, const char *fstype,
+			uint64_t attributes)
+{
+	_cleanup_free_ gid_t *groups = NULL;
+	_cleanup_free_ char *reason = NULL;
+	AuthCaller caller = { .pidfd = varlink_call_get_peer_pidfd(call) };
+	const char *method = varlink_call_method(call), *dot;
+	struct ucred uc;
+	int r;
+
+	r = varlink_call_get_peer_ucred(call, &uc);
+	if (r < 0)
+		return r;
+	caller.id.uid = uc.uid;
+	caller.id.gid = uc.gid;
+	caller.pid = uc.pid;
+	if (caller.pidfd < 0)
+		caller.pidfd = -EBADF;
+	if (uc.uid != 0) {
+		r = varlink_call_get_peer_groups(call, &groups, &caller.id.n_groups);
+		if (r < 0)
+			return r;
+		caller.id.groups = groups;
+	}
+	dot = method ? strrchr(method, '.') : NULL;
+	r = authorize(&caller, dot ? dot + 1 : method, ns, fstype, attributes, &reason);
+	if (r != -EPERM)
+		return r;
+
+	json_object *p = json_object_new_object();
+	if (!p)
+		return -ENOMEM;
+	json_object_object_add(p, "reason", json_object_new_string(reason ?: "denied by policy"));
+	r = varlink_call_error(call, "org.varlink.service.PermissionDenied", p);
+	return r < 0 ? r : 1;
+}
+
 /* ---- replies --------------------------------------------------------------- */
 
 static int reply_failure(VarlinkCall *call, int r, const MntLog *log)
@@ -613,6 +656,9 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 	r = ops_create_validate(&req, &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, req.place.path ? &req.place.ns : NULL, req.fstype, req.attr.set);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_create(&req, &res, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
@@ -734,6 +780,16 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = ops_bind_validate(&req, &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	/* A source named by path is read in its namespace: that namespace
+	 * must be the caller's to bind from, as the target is to bind to. */
+	if (!req.source_path)
+		r = 0;
+	else
+		r = vm_authorize(call, &req.source_ns, NULL, req.attr.set);
+	if (r == 0)
+		r = vm_authorize(call, req.place.path ? &req.place.ns : NULL, NULL, req.attr.set);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_bind(&req, &res, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
@@ -797,6 +853,9 @@ static int method_reconfigure(VarlinkCall *call, json_object *parameters, Varlin
 	r = ops_reconfigure_validate(&req, &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &req.ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_reconfigure(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
@@ -888,6 +947,9 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = ops_setattr_validate(&req, &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &req.ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_setattr(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
@@ -964,6 +1026,9 @@ static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = ops_move_validate(&req, &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &req.ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_move(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
@@ -1030,6 +1095,9 @@ static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = ops_unmount_validate(&req, &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &req.ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_unmount(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
@@ -1114,6 +1182,9 @@ static int method_info(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = ops_info_validate(&req, &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &req.ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_info(&req, &res, &log);
 	if (r == -ENOSYS || r == -EOPNOTSUPP) {
 		json_object *e = json_object_new_object();
@@ -1256,6 +1327,9 @@ static int method_list(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = ops_namespace_validate(&req.ns, "namespace", &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &req.ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = ops_list(&req, &res, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
@@ -1410,6 +1484,9 @@ static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallF
 	r = ops_namespace_validate(&ns, "namespace", &field);
 	if (r < 0)
 		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = sd_event_default(&event);
 	if (r < 0)
 		return r;

@@ -1023,6 +1023,30 @@ int varlink_call_get_peer_pidfd(VarlinkCall *c)
 	return c->conn->pidfd >= 0 ? c->conn->pidfd : -EOPNOTSUPP;
 }
 
+int varlink_call_get_peer_groups(VarlinkCall *c, gid_t **ret, size_t *ret_n)
+{
+	socklen_t len = 0;
+	gid_t *groups;
+
+	if (!c || !ret || !ret_n)
+		return -EINVAL;
+	/* The first call only learns the size (ERANGE). */
+	if (getsockopt(c->conn->fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) < 0 && errno != ERANGE)
+		return -errno;
+	groups = malloc(len ?: 1);
+	if (!groups)
+		return -ENOMEM;
+	if (len > 0 && getsockopt(c->conn->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		int r = -errno;
+
+		free(groups);
+		return r;
+	}
+	*ret = groups;
+	*ret_n = len / sizeof(gid_t);
+	return 0;
+}
+
 int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
 					 void *userdata)
 {

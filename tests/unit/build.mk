@@ -17,5 +17,5 @@ $(B)/tests/unit/test-varlink: $(B)/tests/unit/test-varlink.o $(B)/daemon/varlink
 # fs_context message draining (inside a private mount namespace it creates)
 UNIT_TESTS += $(B)/tests/unit/test-mountd-ops
 $(B)/tests/unit/test-mountd-ops: $(B)/tests/unit/test-mountd-ops.o $(B)/daemon/varlink-mount.o \
-		$(MOUNTD_OPS_OBJS) $(DAEMON_LIB_OBJS)
+		$(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(DAEMON_LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

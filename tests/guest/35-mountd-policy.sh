@@ -1,0 +1,92 @@
+#!/bin/bash
+# mountd's policy (daemon/policy.c, mountd.policy(5)) as an unprivileged
+# caller meets it: the socket is 0666, so every request is checked against
+# who sends it and into which namespace.  varlinkctl (systemd) is the client,
+# run as uid 1000 with setpriv; busctl checks the D-Bus front end the same way.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mountd-lib.sh"
+
+USER_ID=1000
+# dbus-daemon turns away uids without a passwd entry: give 1000 one.
+getent passwd $USER_ID >/dev/null ||
+	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
+as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
+vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
+# The call fails; its error (stderr) is the output to match.
+vdenied() { ! vcall "$@" 2>&1; }
+# Create a tmpfs in the namespace of process $1 at $2 with attributes $3.
+create_json() {
+	printf '{"fsType":"tmpfs","attributes":{%s},"placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}}' \
+		"$3" "$1" "$2"
+}
+
+# --- no policy file: unprivileged callers read what is theirs, nothing else
+export MOUNTD_POLICY=$work/policy
+check "mountd starts without a policy file" start_mountd
+chmod 0666 $SOCK
+check_output "user lists their own namespace" '"mounts"' vcall List '{}'
+check_output "user may not list the namespace of pid 1 (root's)" 'PermissionDenied' \
+	vdenied List '{"namespace":{"pid":1}}'
+check_output "user may not create even in their own namespace" 'PermissionDenied' \
+	vdenied Create "$(create_json $$ /tmp/denied '"noSuid":true')"
+check_fails "nothing was mounted for the denied request" mountpoint -q /tmp/denied
+check "root is never bound by the policy" \
+	varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/","attribute":"ids"}'
+stop_mountd
+
+# A user's own rootless container: a user + mount namespace uid 1000 made.
+# setpriv and unshare exec: $! is the sleep in the new namespaces.
+setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+	unshare -Ur --mount --propagation private sleep infinity &
+container=$!
+for _ in $(seq 50); do
+	[ "$(readlink /proc/$container/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
+	sleep 0.1
+done
+mkdir -p /tmp/ctr && chmod 0777 /tmp/ctr
+
+cat >"$MOUNTD_POLICY" <<'POLICY'
+# test policy
+deny  user=1000 method=Unmount
+allow user=1000 method=Create fstype=tmpfs namespace=owned attributes=nosuid,nodev
+allow user=1000 method=Info,List namespace=owned
+POLICY
+check "mountd starts with a policy" start_mountd
+chmod 0666 $SOCK
+check_output "allowed: nosuid,nodev tmpfs in the user's own container" '"mountId"' \
+	vcall Create "$(create_json $container /tmp/ctr/a '"noSuid":true,"noDev":true')"
+check "the mount is in the container's namespace" \
+	nsenter -t $container -m findmnt -n -o FSTYPE,OPTIONS /tmp/ctr/a
+check_fails "and not in the initial one" mountpoint -q /tmp/ctr/a
+check_output "denied: without nodev (attributes= must all be set)" \
+	'PermissionDenied' vdenied Create "$(create_json $container /tmp/ctr/b '"noSuid":true')"
+check_output "denied: ext4 is not in fstype=" 'PermissionDenied' \
+	vdenied Create \
+	"{\"fsType\":\"ext4\",\"source\":\"/dev/vda\",\"attributes\":{\"noSuid\":true,\"noDev\":true},\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/c\"}}"
+check_output "denied: the host's namespace is not the user's (namespace=owned)" \
+	'PermissionDenied' vdenied Create "$(create_json 1 /tmp/ctr/d '"noSuid":true,"noDev":true')"
+check_fails "nothing was mounted on the host" mountpoint -q /tmp/ctr/d
+check_output "denied: a deny rule comes first" 'policy line 2' \
+	vdenied Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/a\"}"
+check "root unmounts it" varlinkctl call $SOCK io.mountd.Mount.Unmount \
+	"{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/a\"}"
+
+# The D-Bus front end asks the same policy (mountd registers io.mountd1
+# when the system bus is there, as it is in the guest).
+check_output "D-Bus: listing pid 1's namespace is AccessDenied for the user" \
+	'Access ?[Dd]enied|Permission denied' \
+	bash -c "setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups busctl --system call \
+		io.mountd1 /io/mountd1 io.mountd1.Manager List 'a{sv}' 1 namespace 'a{sv}' 1 pid u 1 2>&1; true"
+check_output "D-Bus: the user lists their container's namespace" '^a\(' \
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups busctl --system call \
+	io.mountd1 /io/mountd1 io.mountd1.Manager List 'a{sv}' 1 namespace 'a{sv}' 1 pid u $container
+stop_mountd
+kill $container 2>/dev/null
+
+# A policy that does not parse stops mountd from starting, naming the line.
+printf 'allow user=1000 method=Create\nallow user=1000 colour=blue\n' >"$MOUNTD_POLICY"
+systemctl stop mountd.socket mountd.service 2>/dev/null
+check_output "a bad policy is refused with file and line" "policy:2: unknown condition" \
+	bash -c "\"$BUILD/mountd\" 2>&1; test \$? -ne 0"
+rm -rf "$work"
+done_testing
