@@ -248,6 +248,16 @@ printf 't tmpfs\nz what\nm /x\n' >"$work/bad3.conf"
 expect_fail "apply reports syntax errors by line, before doing anything" 2 \
 	'bad3.conf:2: unknown key "z"' mountctl apply "$work/bad3.conf"
 
+# ---- the policy: a user no rule allows is refused, and told why ----------------
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+export -f nobody
+expect_fail "an unprivileged user's mount is refused with mountd's reason" 1 \
+	'mount: permission denied: .+ \[org.varlink.service.PermissionDenied\]' \
+	nobody mountctl mount -t tmpfs none /mnt/denied
+check_fails "  ... and nothing was mounted" findmnt /mnt/denied
+check_output "  ... but it may list the namespace of its own process" '/mnt/applied' \
+	nobody mountctl list
+
 # ---- exit codes of the client itself ------------------------------------------
 expect_fail "unreachable daemon: exit 3" 3 "cannot reach mountd" mountctl --socket /nonexistent list
 expect_fail "usage error: exit 2" 2 "missing arguments" mountctl move /mnt/x
