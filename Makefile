@@ -61,7 +61,9 @@ $(B)/%.o: %.c $(KERNEL)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
+# Dependency files of our objects only: the disk staging trees under build/
+# hold files of the image named *.d (invoke-rc.d) that are no makefiles.
+-include $(shell find $(B) \( -path $(B)/stage -o -path $(B)/disk.root \) -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 build: $(BINARIES) $(UNIT_TESTS) $(GUEST_PROGS)
 
