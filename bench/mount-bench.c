@@ -68,7 +68,8 @@ static void run(char *const argv[])
 	}
 }
 
-static void raw_once(void)
+/* A 1 MiB tmpfs at path, with the new mount API and nothing else. */
+static void tmpfs_at(const char *path)
 {
 	int fs = syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC), mnt;
 
@@ -77,10 +78,15 @@ static void raw_once(void)
 		die("fsopen/fsconfig");
 	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0);
 	if (mnt < 0 ||
-	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		die("fsmount/move_mount");
 	close(mnt);
 	close(fs);
+}
+
+static void raw_once(void)
+{
+	tmpfs_at(dir);
 	if (syscall(__NR_umount2, dir, 0) < 0)
 		die("umount2");
 }
@@ -239,17 +245,8 @@ int main(int argc, char **argv)
 			die(path);
 	}
 	for (unsigned i = 0; i < extra; i++) {
-		int fs = syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC), mnt;
-
 		snprintf(path, sizeof(path), "%s/%u", dir, i);
-		if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-			die("fsopen");
-		mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0);
-		if (mnt < 0 ||
-		    syscall(__NR_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-			die("move_mount");
-		close(mnt);
-		close(fs);
+		tmpfs_at(path);
 	}
 	for (size_t i = 0; i < sizeof(list_benches) / sizeof(*list_benches); i++)
 		measure(&list_benches[i], iterations / 10 ?: 1);
