@@ -57,10 +57,9 @@ static uid_t pidfd_owner(int pidfd)
 	return owner;
 }
 
-static int namespace_fd(const OpsNamespace *ns, const AuthCaller *caller)
+/* The namespace a request names (set: the caller's own is handled apart). */
+static int namespace_fd(const OpsNamespace *ns)
 {
-	if (!ns || !ops_namespace_is_set(ns))
-		return process_mntns(caller->pid, caller->pidfd);
 	if (ns->mntns_fd >= 0) {
 		int fd = fcntl(ns->mntns_fd, F_DUPFD_CLOEXEC, 3);
 
@@ -100,19 +99,25 @@ int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *
 	own = process_mntns(caller->pid, caller->pidfd);
 	if (own < 0)
 		return own;
-	target = namespace_fd(ns, caller);
-	if (target < 0)
-		/* A namespace that cannot be opened is not the caller's to
-		 * name: deny rather than tell which pids exist. */
-		goto deny;
-	req.ns_is_callers = same_inode(own, target);
-	req.ns_owner = policy_namespace_owner(target);
-	if (!ns || !ops_namespace_is_set(ns))
+	if (!ns || !ops_namespace_is_set(ns)) {
+		/* The caller's own namespace: no second lookup. */
+		req.ns_is_callers = true;
+		req.ns_owner = policy_namespace_owner(own);
 		req.process_owner = caller->id.uid;
-	else if (ns->pidfd >= 0)
-		req.process_owner = pidfd_owner(ns->pidfd);
-	else if (ns->pid > 0)
-		req.process_owner = policy_process_owner(ns->pid);
+	} else {
+		target = namespace_fd(ns);
+		if (target < 0)
+			/* A namespace that cannot be opened is not the
+			 * caller's to name: deny rather than tell which pids
+			 * exist. */
+			goto deny;
+		req.ns_is_callers = same_inode(own, target);
+		req.ns_owner = policy_namespace_owner(target);
+		if (ns->pidfd >= 0)
+			req.process_owner = pidfd_owner(ns->pidfd);
+		else if (ns->pid > 0)
+			req.process_owner = policy_process_owner(ns->pid);
+	}
 
 	r = policy_check(&auth_policy, &caller->id, &req, &line, &why);
 	if (r == 0)
