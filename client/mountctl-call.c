@@ -143,8 +143,8 @@ void verbose_call(Ctx *c, const char *method, json_object *params)
 		       : "{}");
 }
 
-/* The reply as it came, but for the kernel's messages: those are printed
- * one per line, tagged with their step, by the callers. */
+/* The reply as it came, but for the kernel's messages and the steps: those
+ * are printed one per line by output_trace(). */
 static void verbose_reply(Ctx *c, const char *method, const MountdReply *reply)
 {
 	_cleanup_json_ json_object *o = json_object_new_object();
@@ -153,7 +153,7 @@ static void verbose_reply(Ctx *c, const char *method, const MountdReply *reply)
 		return;
 	json_object_object_foreach(reply->parameters, key, v)
 	{
-		if (!streq(key, "messages"))
+		if (!streq(key, "messages") && !streq(key, "steps"))
 			json_object_object_add(o, key, json_object_get(v));
 	}
 	fprintf(stderr, "mountctl: <- %s.%s %s%s%s", MOUNTD_INTERFACE, method, reply->error ?: "",
@@ -176,7 +176,7 @@ void print_error(Ctx *c, const MountdReply *reply, const char *where)
 	else
 		err(c, "%s", line ?: reply->error);
 	if (c->verbose)
-		output_messages(stderr, "mountctl: ", reply->parameters, true);
+		output_trace(stderr, "mountctl: ", reply->error, reply->parameters);
 	if (c->json) {
 		_cleanup_json_ json_object *o = json_object_new_object();
 
@@ -226,7 +226,10 @@ int call(Ctx *c, const char *method, json_object *params, MountdReply *reply)
 		return EXIT_FAILED;
 	}
 	/* The kernel's warnings matter even when the mount worked. */
-	output_messages(stderr, "mountctl: ", reply->parameters, c->verbose);
+	if (c->verbose)
+		output_trace(stderr, "mountctl: ", NULL, reply->parameters);
+	else
+		output_messages(stderr, "mountctl: ", reply->parameters, false);
 	return 0;
 }
 

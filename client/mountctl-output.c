@@ -663,28 +663,77 @@ int output_watch_event(FILE *f, json_object *reply, bool json)
 
 /* ---- messages ---------------------------------------------------------- */
 
-void output_messages(FILE *f, const char *prefix, json_object *params, bool all)
+static void output_message(FILE *f, const char *prefix, json_object *m)
 {
 	static const struct {
 		const char *level, *name;
 	} levels[] = {{"e", "error"}, {"w", "warning"}, {"i", "info"}};
-	json_object *a;
-	size_t n;
+	const char *level = get_str(m, "level") ?: "?", *name = level;
 
-	if (!params || !json_object_object_get_ex(params, "messages", &a) ||
+	for (size_t k = 0; k < ELEMENTSOF(levels); k++)
+		if (streq(level, levels[k].level))
+			name = levels[k].name;
+	fprintf(f, "%s%s: %s: %s\n", prefix, get_str(m, "step") ?: "?", name,
+		get_str(m, "text") ?: "");
+}
+
+static json_object *get_array(json_object *o, const char *key)
+{
+	json_object *a;
+
+	if (!o || !json_object_object_get_ex(o, key, &a) ||
 	    !json_object_is_type(a, json_type_array))
-		return;
-	n = json_object_array_length(a);
+		return NULL;
+	return a;
+}
+
+void output_messages(FILE *f, const char *prefix, json_object *params, bool all)
+{
+	json_object *a = get_array(params, "messages");
+	size_t n = a ? json_object_array_length(a) : 0;
+
 	for (size_t i = 0; i < n; i++) {
 		json_object *m = json_object_array_get_idx(a, i);
-		const char *level = get_str(m, "level") ?: "?", *name = level;
 
-		if (!all && streq(level, "i"))
-			continue;
-		for (size_t k = 0; k < ELEMENTSOF(levels); k++)
-			if (streq(level, levels[k].level))
-				name = levels[k].name;
-		fprintf(f, "%s%s: %s: %s\n", prefix, get_str(m, "step") ?: "?", name,
-			get_str(m, "text") ?: "");
+		if (all || !streq(get_str(m, "level") ?: "?", "i"))
+			output_message(f, prefix, m);
 	}
+}
+
+static void format_usec(char *buf, size_t size, int64_t usec)
+{
+	if (usec < 1000)
+		snprintf(buf, size, "%" PRIi64 "us", usec);
+	else if (usec < 1000000)
+		snprintf(buf, size, "%.1fms", (double)usec / 1e3);
+	else
+		snprintf(buf, size, "%.2fs", (double)usec / 1e6);
+}
+
+void output_trace(FILE *f, const char *prefix, const char *error, json_object *params)
+{
+	json_object *steps = get_array(params, "steps"), *messages = get_array(params, "messages");
+	size_t n_steps = steps ? json_object_array_length(steps) : 0;
+	size_t n_messages = messages ? json_object_array_length(messages) : 0, m = 0;
+	const char *failed = error ? get_str(params, "step") : NULL;
+
+	for (size_t i = 0; i < n_steps; i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+		const char *name = get_str(s, "step") ?: "?";
+		char took[32];
+
+		format_usec(took, sizeof(took), get_int(s, "usec"));
+		fprintf(f, "%s%s: ok (%s)\n", prefix, name, took);
+		/* A step's messages were logged during it; both lists are in
+		 * the order things happened. */
+		while (m < n_messages &&
+		       streq(get_str(json_object_array_get_idx(messages, m), "step") ?: "", name))
+			output_message(f, prefix, json_object_array_get_idx(messages, m++));
+	}
+	/* The failed step's messages, and any the steps did not claim. */
+	for (; m < n_messages; m++)
+		output_message(f, prefix, json_object_array_get_idx(messages, m));
+	if (failed)
+		fprintf(f, "%s%s: failed: %s\n", prefix, failed,
+			get_str(params, "errnoName") ?: "?");
 }

@@ -551,9 +551,11 @@ static int cmd_apply(Ctx *c, Args *a, int argc, char **argv)
 			print_error(c, &reply, where);
 			return EXIT_FAILED;
 		}
-		output_messages(stderr, "mountctl: ", reply.parameters, c->verbose);
-		if (c->verbose)
+		if (c->verbose) {
+			output_trace(stderr, "mountctl: ", NULL, reply.parameters);
 			fprintf(stderr, "%s:%u: done\n", name, op->line);
+		} else
+			output_messages(stderr, "mountctl: ", reply.parameters, false);
 	}
 	return 0;
 }
@@ -641,6 +643,13 @@ static int cmd_format(Ctx *c, Args *a, int argc, char **argv)
 
 		printf("%s\n", line ?: "(none)");
 		output_messages(stdout, "", reply.parameters, true);
+	} else if (streq(kind, "trace")) {
+		/* A reply or {"error": NAME, "parameters": {...}}: the -v trace. */
+		json_object *params = json_object_object_get(in, "parameters");
+
+		output_trace(stdout, "",
+			     json_object_get_string(json_object_object_get(in, "error")),
+			     params ?: in);
 	} else
 		return EXIT_USAGE;
 	return r < 0 ? EXIT_FAILED : 0;

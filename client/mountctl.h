@@ -74,6 +74,10 @@ int output_watch_event(FILE *f, json_object *reply, bool json);
 /* Kernel messages of a reply, one per line, "STEP: LEVEL: TEXT"; only e
  * and w levels unless all. */
 void output_messages(FILE *f, const char *prefix, json_object *params, bool all);
+/* -v: the steps of a reply in order, "STEP: ok (TIME)", each followed by
+ * the kernel's messages of that step, then (error names the reply's
+ * error, MountFailed) "STEP: failed: ERRNO". */
+void output_trace(FILE *f, const char *prefix, const char *error, json_object *params);
 /* Print a JSON value, pretty, followed by a newline. */
 void output_json(FILE *f, json_object *o);
 

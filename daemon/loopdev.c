@@ -133,6 +133,7 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 {
 	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
 	bool want_part = partition > 0 || partition_type;
+	uint64_t start = mnt_step_start();
 	int flags, nr, r;
 
 	flags = fcntl(image_fd, F_GETFL);
@@ -141,13 +142,12 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 		return negative_errno();
 	}
 	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, want_part, &d.fd, &nr);
-	if (r < 0) {
-		mnt_log_fail(log, "loop:configure");
+	if (mnt_log_result(log, "loop:configure", start, r) < 0)
 		return r;
-	}
 	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
 		return -ENOMEM;
 	if (want_part) {
+		start = mnt_step_start();
 		if (partition_type) {
 			r = find_partition_by_type(d.node, partition_type, &partition);
 			if (r < 0) {
@@ -161,10 +161,8 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 			return -ENOMEM;
 		}
 		r = wait_for_node(d.node);
-		if (r < 0) {
-			mnt_log_fail(log, "loop:partition");
+		if (mnt_log_result(log, "loop:partition", start, r) < 0)
 			return r;
-		}
 	}
 	*ret = d;
 	d = LOOPDEV_NULL;

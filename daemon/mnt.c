@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/mount.h>
@@ -59,6 +60,7 @@ void mnt_log_done(MntLog *log)
 	for (size_t i = 0; i < log->n_messages; i++)
 		free(log->messages[i].text);
 	free(log->messages);
+	free(log->steps);
 	*log = (MntLog){};
 }
 
@@ -66,6 +68,41 @@ void mnt_log_fail(MntLog *log, const char *step)
 {
 	if (log && !log->failed_step[0])
 		snprintf(log->failed_step, sizeof(log->failed_step), "%s", step);
+}
+
+int mnt_log_step(MntLog *log, const char *step, uint64_t usec)
+{
+	MntStep *s;
+
+	if (!log)
+		return 0;
+	s = reallocarray(log->steps, log->n_steps + 1, sizeof(MntStep));
+	if (!s)
+		return -ENOMEM;
+	log->steps = s;
+	s = &log->steps[log->n_steps++];
+	*s = (MntStep){.usec = usec};
+	snprintf(s->name, sizeof(s->name), "%s", step);
+	return 0;
+}
+
+uint64_t mnt_step_start(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000U + (uint64_t)ts.tv_nsec / 1000U;
+}
+
+int mnt_log_result(MntLog *log, const char *step, uint64_t start, int r)
+{
+	if (r < 0)
+		mnt_log_fail(log, step);
+	else
+		/* A step missing from the trace costs less than failing the
+		 * mount that already happened. */
+		(void)mnt_log_step(log, step, mnt_step_start() - start);
+	return r;
 }
 
 int mnt_log_add(MntLog *log, const char *step, char level, const char *text)
@@ -149,10 +186,10 @@ void mnt_param_done(MntParam *p)
 
 int mnt_fsopen(const char *fstype, MntLog *log)
 {
-	int fd = sys_result(syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC));
-	if (fd < 0)
-		mnt_log_fail(log, "fsopen");
-	return fd;
+	uint64_t start = mnt_step_start();
+
+	return mnt_log_result(log, "fsopen", start,
+			      sys_result(syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC)));
 }
 
 int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log)
@@ -160,6 +197,7 @@ int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log)
 	char step[MNT_STEP_MAX];
 	const void *value = NULL;
 	int aux = 0, cmd, r;
+	uint64_t start;
 
 	switch (p->type) {
 	case MNT_PARAM_FLAG:
@@ -193,11 +231,10 @@ int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log)
 	}
 
 	snprintf(step, sizeof(step), "fsconfig:%s", p->key);
+	start = mnt_step_start();
 	r = sys_result(syscall(SYS_fsconfig, fs_fd, cmd, p->key, value, aux));
 	(void)mnt_log_drain(log, fs_fd, step);
-	if (r < 0)
-		mnt_log_fail(log, step);
-	return r < 0 ? r : 0;
+	return mnt_log_result(log, step, start, r < 0 ? r : 0);
 }
 
 int mnt_fsconfig_cmd(int fs_fd, unsigned cmd, MntLog *log)
@@ -206,57 +243,56 @@ int mnt_fsconfig_cmd(int fs_fd, unsigned cmd, MntLog *log)
 			   : cmd == FSCONFIG_CMD_CREATE_EXCL ? "fsconfig:CMD_CREATE_EXCL"
 			   : cmd == FSCONFIG_CMD_RECONFIGURE ? "fsconfig:CMD_RECONFIGURE"
 							     : "fsconfig";
+	uint64_t start = mnt_step_start();
 	int r = sys_result(syscall(SYS_fsconfig, fs_fd, cmd, NULL, NULL, 0));
 
 	(void)mnt_log_drain(log, fs_fd, step);
-	if (r < 0)
-		mnt_log_fail(log, step);
-	return r < 0 ? r : 0;
+	return mnt_log_result(log, step, start, r < 0 ? r : 0);
 }
 
 int mnt_fsmount(int fs_fd, unsigned attr_flags, MntLog *log)
 {
+	uint64_t start = mnt_step_start();
 	int fd = sys_result(syscall(SYS_fsmount, fs_fd, FSMOUNT_CLOEXEC, attr_flags));
 
 	(void)mnt_log_drain(log, fs_fd, "fsmount");
-	if (fd < 0)
-		mnt_log_fail(log, "fsmount");
-	return fd;
+	return mnt_log_result(log, "fsmount", start, fd);
 }
 
 int mnt_fspick(int dfd, const char *path, unsigned flags, MntLog *log)
 {
-	int fd = sys_result(syscall(SYS_fspick, dfd, path, flags | FSPICK_CLOEXEC));
-	if (fd < 0)
-		mnt_log_fail(log, "fspick");
-	return fd;
+	uint64_t start = mnt_step_start();
+
+	return mnt_log_result(log, "fspick", start,
+			      sys_result(syscall(SYS_fspick, dfd, path, flags | FSPICK_CLOEXEC)));
 }
 
 int mnt_open_tree(int dfd, const char *path, unsigned flags, MntLog *log)
 {
-	int fd = sys_result(syscall(SYS_open_tree, dfd, path, flags | OPEN_TREE_CLOEXEC));
-	if (fd < 0)
-		mnt_log_fail(log, "open_tree");
-	return fd;
+	uint64_t start = mnt_step_start();
+
+	return mnt_log_result(
+		log, "open_tree", start,
+		sys_result(syscall(SYS_open_tree, dfd, path, flags | OPEN_TREE_CLOEXEC)));
 }
 
 int mnt_move_mount(int from_dfd, const char *from_path, int to_dfd, const char *to_path,
 		   unsigned flags, MntLog *log)
 {
+	uint64_t start = mnt_step_start();
 	int r = sys_result(syscall(SYS_move_mount, from_dfd, from_path, to_dfd, to_path, flags));
-	if (r < 0)
-		mnt_log_fail(log, "move_mount");
-	return r < 0 ? r : 0;
+
+	return mnt_log_result(log, "move_mount", start, r < 0 ? r : 0);
 }
 
 int mnt_setattr(int dfd, const char *path, unsigned flags, const struct mount_attr *attr,
 		MntLog *log)
 {
+	uint64_t start = mnt_step_start();
 	int r = sys_result(
 		syscall(SYS_mount_setattr, dfd, path, flags, attr, sizeof(struct mount_attr)));
-	if (r < 0)
-		mnt_log_fail(log, "mount_setattr");
-	return r < 0 ? r : 0;
+
+	return mnt_log_result(log, "mount_setattr", start, r < 0 ? r : 0);
 }
 
 int mnt_fsinfo(int dfd, const char *path, unsigned at_flags, uint32_t request, uint32_t nth,
@@ -428,6 +464,7 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 {
 	_cleanup_free_ char *parent = NULL, *name = NULL, *step = NULL;
 	_cleanup_close_ int dir_fd = -EBADF;
+	uint64_t start = mnt_step_start();
 	int fd, r;
 
 	if (ret_created)
@@ -435,11 +472,8 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 	if (asprintf(&step, "resolve:%s", what) < 0)
 		return -ENOMEM;
 	fd = openat2_in_root(root_fd, path, O_PATH);
-	if (fd >= 0 || fd != -ENOENT || create == MNT_CREATE_NONE) {
-		if (fd < 0)
-			mnt_log_fail(log, step);
-		return fd;
-	}
+	if (fd >= 0 || fd != -ENOENT || create == MNT_CREATE_NONE)
+		return mnt_log_result(log, step, start, fd);
 
 	r = split_last(path, &parent, &name);
 	if (r < 0) {
@@ -466,6 +500,13 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 		mnt_log_fail(log, step);
 		return r;
 	}
+	if (r == 0) {
+		_cleanup_free_ char *created = NULL;
+
+		if (asprintf(&created, "create:%s", what) >= 0)
+			(void)mnt_log_step(log, created, mnt_step_start() - start);
+		start = mnt_step_start();
+	}
 	fd = openat2_in_root(root_fd, path, O_PATH);
 	if (fd < 0) {
 		mnt_log_fail(log, step);
@@ -478,7 +519,7 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 	if (r == 0 && ret_created)
 		*ret_created = (MntCreated){
 			.dir_fd = TAKE_FD(dir_fd), .name = TAKE_PTR(name), .type = create};
-	return fd;
+	return mnt_log_result(log, step, start, fd);
 }
 
 int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const char *what,
@@ -491,6 +532,7 @@ int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *lo
 {
 	_cleanup_free_ char *parent = NULL, *name = NULL;
 	_cleanup_close_ int dir_fd = -EBADF;
+	uint64_t start = mnt_step_start();
 	int r;
 
 	/* An fd on the mount itself would make it busy, so resolve only the
@@ -511,8 +553,8 @@ int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *lo
 		mnt_log_fail(log, "resolve:path");
 		return negative_errno();
 	}
+	(void)mnt_log_step(log, "resolve:path", mnt_step_start() - start);
+	start = mnt_step_start();
 	r = sys_result(syscall(SYS_umount2, name, flags | UMOUNT_NOFOLLOW));
-	if (r < 0)
-		mnt_log_fail(log, "umount");
-	return r < 0 ? r : 0;
+	return mnt_log_result(log, "umount", start, r < 0 ? r : 0);
 }

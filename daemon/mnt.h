@@ -12,7 +12,9 @@
  * only way to keep them all.  The messages land in an MntLog tagged with the
  * step that produced them ("fsconfig:size", "fsconfig:CMD_CREATE",
  * "fsmount"); a failing wrapper also records its step in MntLog.failed_step,
- * which the front ends turn into MountFailed{step, errno, messages}.
+ * which the front ends turn into MountFailed{step, errno, messages}, and a
+ * succeeding one appends its step and how long the call took to
+ * MntLog.steps, so that a caller can follow a request call by call.
  */
 
 #include <stdbool.h>
@@ -29,15 +31,29 @@ typedef struct MntMessage {
 	char *text;
 } MntMessage;
 
+typedef struct MntStep {
+	char name[MNT_STEP_MAX];
+	uint64_t usec; /* time spent in the step */
+} MntStep;
+
 typedef struct MntLog {
 	MntMessage *messages;
 	size_t n_messages;
+	MntStep *steps; /* the steps that succeeded, in order */
+	size_t n_steps;
 	char failed_step[MNT_STEP_MAX]; /* "" unless a step failed */
 } MntLog;
 
 void mnt_log_done(MntLog *log);
 /* Record that step failed (first failure wins: it is the cause). */
 void mnt_log_fail(MntLog *log, const char *step);
+/* Record that step succeeded after usec microseconds. */
+int mnt_log_step(MntLog *log, const char *step, uint64_t usec);
+/* A monotonic timestamp to measure a step from. */
+uint64_t mnt_step_start(void);
+/* Record the outcome r (negative errno: failure) of the step that began at
+ * start; returns r. */
+int mnt_log_result(MntLog *log, const char *step, uint64_t start, int r);
 int mnt_log_add(MntLog *log, const char *step, char level, const char *text);
 /* Read every pending message from a filesystem context fd into log. */
 int mnt_log_drain(MntLog *log, int fs_fd, const char *step);

@@ -416,6 +416,9 @@ int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 
 int ops_worker_result(int r, WorkerReply *reply, MntLog *log)
 {
+	/* The child's steps join the trace, whether or not it failed. */
+	for (size_t i = 0; i < reply->n_steps; i++)
+		(void)mnt_log_step(log, reply->steps[i].name, reply->steps[i].usec);
 	if (r < 0 || reply->error < 0) {
 		mnt_log_fail(log, reply->failed_step[0] ? reply->failed_step : "worker");
 		worker_reply_done(reply);

@@ -147,11 +147,11 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 			return k;
 		source = loop.node;
 		if (!fstype) {
+			uint64_t start = mnt_step_start();
+
 			k = loopdev_probe_fstype(loop.node, &probed);
-			if (k < 0) {
-				mnt_log_fail(log, "probe");
+			if (mnt_log_result(log, "probe", start, k) < 0)
 				return k;
-			}
 			fstype = probed;
 		}
 	}

@@ -367,6 +367,23 @@ json_object *vm_messages_to_json(const MntLog *log)
 	return a;
 }
 
+json_object *vm_steps_to_json(const MntLog *log)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < log->n_steps; i++) {
+		json_object *o = json_object_new_object();
+
+		if (!o)
+			break;
+		json_object_object_add(o, "step", json_object_new_string(log->steps[i].name));
+		json_object_object_add(o, "usec",
+				       json_object_new_int64((int64_t)log->steps[i].usec));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 /* Fill an OpsNamespace from its JSON form; unset means the caller's. */
 static int namespace_convert(VarlinkCall *call, const JNamespace *j, const char *field,
 			     OpsNamespace *ret)
@@ -457,7 +474,7 @@ static int vm_authorize(VarlinkCall *call, const OpsNamespace *ns, const char *f
 {
 	_cleanup_free_ gid_t *groups = NULL;
 	_cleanup_free_ char *reason = NULL;
-	AuthCaller caller = { .pidfd = varlink_call_get_peer_pidfd(call) };
+	AuthCaller caller = {.pidfd = varlink_call_get_peer_pidfd(call)};
 	const char *method = varlink_call_method(call), *dot;
 	struct ucred uc;
 	int r;
@@ -504,6 +521,7 @@ static int reply_failure(VarlinkCall *call, int r, const MntLog *log)
 	json_object_object_add(p, "errno", json_object_new_int(-r));
 	json_object_object_add(p, "errnoName", json_object_new_string(strerrorname_np(-r) ?: "?"));
 	json_object_object_add(p, "messages", vm_messages_to_json(log));
+	json_object_object_add(p, "steps", vm_steps_to_json(log));
 	return varlink_call_error(call, ERROR_MOUNT_FAILED, p);
 }
 
@@ -532,16 +550,20 @@ static int reply_mount(VarlinkCall *call, OpsMountResult *res, const MntLog *log
 	if (res->loop_device)
 		json_object_object_add(p, "loopDevice", json_object_new_string(res->loop_device));
 	json_object_object_add(p, "messages", vm_messages_to_json(log));
+	json_object_object_add(p, "steps", vm_steps_to_json(log));
 	return varlink_call_reply(call, TAKE_PTR(p));
 }
 
-static int reply_messages(VarlinkCall *call, const MntLog *log)
+/* The reply of a change without results of its own: its trace. */
+static int reply_trace(VarlinkCall *call, const MntLog *log, bool with_messages)
 {
 	json_object *p = json_object_new_object();
 
 	if (!p)
 		return -ENOMEM;
-	json_object_object_add(p, "messages", vm_messages_to_json(log));
+	if (with_messages)
+		json_object_object_add(p, "messages", vm_messages_to_json(log));
+	json_object_object_add(p, "steps", vm_steps_to_json(log));
 	return varlink_call_reply(call, p);
 }
 
@@ -859,7 +881,7 @@ static int method_reconfigure(VarlinkCall *call, json_object *parameters, Varlin
 	r = ops_reconfigure(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return reply_messages(call, &log);
+	return reply_trace(call, &log, true);
 }
 
 typedef struct SetattrParams {
@@ -953,7 +975,7 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = ops_setattr(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return varlink_call_reply(call, NULL);
+	return reply_trace(call, &log, false);
 }
 
 typedef struct MoveParams {
@@ -1032,7 +1054,7 @@ static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = ops_move(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return varlink_call_reply(call, NULL);
+	return reply_trace(call, &log, false);
 }
 
 typedef struct UnmountParams {
@@ -1101,7 +1123,7 @@ static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = ops_unmount(&req, &log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return varlink_call_reply(call, NULL);
+	return reply_trace(call, &log, false);
 }
 
 typedef struct InfoParams {

@@ -79,6 +79,11 @@ static int recv_msg(int sock, WorkerReply *ret)
 	ret->value = reply.value;
 	memcpy(ret->failed_step, reply.failed_step, sizeof(ret->failed_step));
 	ret->failed_step[sizeof(ret->failed_step) - 1] = 0;
+	ret->n_steps = MIN(reply.n_steps, (size_t)WORKER_STEPS_MAX);
+	for (size_t i = 0; i < ret->n_steps; i++) {
+		ret->steps[i] = reply.steps[i];
+		ret->steps[i].name[sizeof(ret->steps[i].name) - 1] = 0;
+	}
 	return 0;
 }
 
@@ -103,37 +108,58 @@ static int close_all_but(int *keep, size_t n)
 	return close_range(from, ~0U, 0) < 0 ? negative_errno() : 0;
 }
 
+/* The child's work after it has the request: join, shed fds, run fn.
+ * Returns fn's result, or a negative errno with the failing step in log. */
+static int child_run(int sock, int ns_fd, WorkerFn fn, void *userdata, WorkerReply *in, MntLog *log,
+		     WorkerReply *reply)
+{
+	int keep[WORKER_FDS_MAX + 1];
+	_cleanup_close_ int root_fd = -EBADF;
+	int r;
+
+	if (ns_fd >= 0) {
+		uint64_t start = mnt_step_start();
+
+		r = setns(ns_fd, CLONE_NEWNS) < 0 ? negative_errno() : 0;
+		if (mnt_log_result(log, "setns", start, r) < 0)
+			return r;
+	}
+	memcpy(keep, in->fds, sizeof(int) * in->n_fds);
+	keep[in->n_fds] = sock;
+	r = close_all_but(keep, in->n_fds + 1);
+	if (r < 0) {
+		mnt_log_fail(log, "close_range");
+		return r;
+	}
+	root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0) {
+		mnt_log_fail(log, "open-root");
+		return negative_errno();
+	}
+	r = fn(root_fd, in->fds, userdata, log, reply);
+	if (r < 0)
+		mnt_log_fail(log, "worker"); /* unless fn named its step */
+	return r;
+}
+
 _Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata)
 {
 	WorkerReply reply = {}, in = {};
-	int keep[WORKER_FDS_MAX + 1];
 	MntLog log = {};
-	int root_fd, r;
+	int r;
 
 	/* Die with the daemon rather than linger inside a namespace. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	r = recv_msg(sock, &in);
 	if (r < 0)
 		_exit(1);
-	if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNS) < 0) {
-		reply.error = negative_errno();
-		snprintf(reply.failed_step, sizeof(reply.failed_step), "setns");
-	} else if (memcpy(keep, in.fds, sizeof(int) * in.n_fds), keep[in.n_fds] = sock,
-		   (r = close_all_but(keep, in.n_fds + 1)) < 0) {
-		reply.error = r;
-		snprintf(reply.failed_step, sizeof(reply.failed_step), "close_range");
-	} else if ((root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		reply.error = negative_errno();
-		snprintf(reply.failed_step, sizeof(reply.failed_step), "open-root");
-	} else {
-		r = fn(root_fd, in.fds, userdata, &log, &reply);
-		reply.error = r < 0 ? r : 0;
-		memcpy(reply.failed_step, log.failed_step, sizeof(reply.failed_step));
-		if (r < 0 && !reply.failed_step[0])
-			snprintf(reply.failed_step, sizeof(reply.failed_step), "worker");
-		if (r < 0)
-			reply.n_fds = 0;
-	}
+	r = child_run(sock, ns_fd, fn, userdata, &in, &log, &reply);
+	reply.error = r < 0 ? r : 0;
+	if (r < 0)
+		reply.n_fds = 0;
+	memcpy(reply.failed_step, log.failed_step, sizeof(reply.failed_step));
+	reply.n_steps = MIN(log.n_steps, (size_t)WORKER_STEPS_MAX);
+	memcpy(reply.steps, log.steps, sizeof(MntStep) * reply.n_steps);
 	r = send_msg(sock, &reply);
 	_exit(r < 0 ? 1 : 0);
 }

@@ -17,11 +17,15 @@
 #include "mnt.h"
 
 #define WORKER_FDS_MAX	  4
+#define WORKER_STEPS_MAX  16
 #define WORKER_TIMEOUT_MS (60 * 1000)
 
 typedef struct WorkerReply {
 	int error; /* 0 or negative errno */
 	char failed_step[MNT_STEP_MAX];
+	/* The first steps that succeeded in the child, "setns" included. */
+	MntStep steps[WORKER_STEPS_MAX];
+	size_t n_steps;
 	uint64_t value; /* function-specific */
 	int fds[WORKER_FDS_MAX];
 	size_t n_fds;
@@ -33,7 +37,8 @@ void worker_reply_done(WorkerReply *r);
  * the fds passed to worker_run(), in order (renumbered).  Returns 0 or
  * a negative errno; puts fds to send back into reply->fds (the child exits
  * right after, so ownership does not matter there) and the failing step into
- * log (only failed_step travels back). */
+ * log (failed_step and steps travel back; the child makes no fs_context
+ * whose messages it would have to send). */
 typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log,
 			WorkerReply *reply);
 

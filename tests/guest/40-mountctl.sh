@@ -72,8 +72,23 @@ expect_fail "an unknown filesystem type fails at fsopen" 1 \
 check "--json mount gives the new mount's ID" \
 	bash -c 'mountctl --json mount -t tmpfs -o size=64k none /mnt/j --mkdir >'"$work"'/m.json'
 check "  ... with findmnt's keys" json_ok "$work/m.json" 'd["target"] == "/mnt/j" and d["fstype"] == "tmpfs" and d["uniq-id"] > 0'
-check_output "-v shows the call and the kernel's steps" 'io.mountd.Mount.Create' \
-	mountctl -v mount -t tmpfs -o size=64k none /mnt/v --mkdir
+# trace_of FILE: a -v trace as one line of STEP:WHAT ("fsopen:ok",
+# "fsconfig:size:error", "fsconfig:size:failed").
+trace_of() {
+	sed -nE 's/^mountctl: ([^ ]+): (ok|error|warning|info|failed)( .*|:.*)?$/\1:\2/p' "$1" | paste -sd' '
+}
+check "-v mount" bash -c "mountctl -v mount -t tmpfs -o size=64k none /mnt/v --mkdir 2>$work/v"
+check_output "  ... shows the call" '^mountctl: -> io.mountd.Mount.Create \{"fsType":"tmpfs"' cat "$work/v"
+check_output "  ... shows each step as it succeeded, in order, with its time" \
+	'^fsopen:ok fsconfig:source:ok fsconfig:size:ok fsconfig:CMD_CREATE:ok fsmount:ok setns:ok create:target:ok resolve:target:ok move_mount:ok$' \
+	trace_of "$work/v"
+check_output "  ... a step's time" '^mountctl: fsmount: ok \([0-9.]+(us|ms|s)\)$' cat "$work/v"
+mountctl -v mount -t tmpfs -o size=lots none /mnt/bad --mkdir 2>"$work/vbad"
+check "-v of a failing mount exits 1" test $? = 1
+check_output "  ... the steps, the kernel's message under its step, then the failed step" \
+	'^fsopen:ok fsconfig:source:ok fsconfig:size:error fsconfig:size:failed$' trace_of "$work/vbad"
+check "-v umount" bash -c "mountctl -v umount /mnt/v 2>$work/v"
+check_output "  ... shows the unmount's steps" '^setns:ok resolve:path:ok umount:ok$' trace_of "$work/v"
 check "mount -o ro makes the mount read-only" mountctl mount -t tmpfs -o ro none /mnt/ro --mkdir
 check_output "  ... findmnt says ro" '^ro' opts /mnt/ro
 

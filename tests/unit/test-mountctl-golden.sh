@@ -59,6 +59,12 @@ case_ error-internal $D/error-internal.json __format error
 case_ error-notsupported $D/error-notsupported.json __format error
 case_ error-denied $D/error-denied.json __format error
 case_ error-other $D/error-other.json __format error
+# -v: the steps in order with their time, each with its kernel messages,
+# then the failed step; a reply without steps (an older mountd) still
+# shows its messages.
+case_ trace-create $D/trace-create.json __format trace
+case_ trace-mountfailed $D/trace-mountfailed.json __format trace
+case_ trace-old-daemon $D/trace-old-daemon.json __format trace
 # -o splitting, per command.
 case_ options-mount '' __format options mount 'ro,nosuid,nodev,size=1M,mode=0755,noatime,rw,defaults,x-foo=1,shared,context="a,b"'
 case_ options-remount '' __format options remount 'rw,suid,exec,size=2M,strictatime'

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "mnt.h"
+#include "ops-internal.h"
 #include "ops.h"
 #include "util.h"
 #include "varlink-mount.h"
@@ -333,15 +334,28 @@ static int child_returns_fd(int root_fd, const int *fds, void *userdata, MntLog 
 	return 0;
 }
 
-static int child_fails(int root_fd, const int *fds, void *userdata, MntLog *log,
-		       WorkerReply *reply)
+static int child_fails(int root_fd, const int *fds, void *userdata, MntLog *log, WorkerReply *reply)
 {
 	(void)fds;
 	(void)root_fd;
 	(void)userdata;
 	(void)reply;
+	mnt_log_step(log, "resolve:target", 7);
 	mnt_log_fail(log, "move_mount");
 	return -EXDEV;
+}
+
+/* The step names of log, comma-separated, for comparing traces. */
+static const char *steps_of(const MntLog *log)
+{
+	static char buf[1024];
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < log->n_steps && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "",
+				      log->steps[i].name);
+	return buf;
 }
 
 /* Reports the inode of the fd it was given, and whether the fd number in
@@ -380,6 +394,17 @@ static void test_worker(void)
 	ok(r == 0 && reply.error == -EXDEV && streq(reply.failed_step, "move_mount") &&
 		   reply.n_fds == 0,
 	   "failure and its step come back from the worker");
+	{
+		MntLog log = {};
+
+		mnt_log_step(&log, "fsmount", 1);
+		ok(ops_worker_result(r, &reply, &log) == -EXDEV &&
+			   streq(steps_of(&log), "fsmount,setns,resolve:target") &&
+			   log.steps[2].usec == 7 && streq(log.failed_step, "move_mount"),
+		   "the worker's steps follow ours in the trace, failed step apart: %s",
+		   steps_of(&log));
+		mnt_log_done(&log);
+	}
 
 	r = worker_run(STDIN_FILENO, NULL, 0, child_returns_fd, NULL, &reply);
 	ok(r == 0 && reply.error < 0 && streq(reply.failed_step, "setns"),
@@ -445,6 +470,10 @@ static void test_mount_layer(void)
 		ok(mnt_umount_in_root(root, dir, 0, &log) == -EBUSY,
 		   "unmount while our mount fd pins the mount is EBUSY");
 	}
+	ok(streq(steps_of(&log), "fsopen,fsconfig:size,fsconfig:CMD_CREATE,fsmount,"
+				 "resolve:target,move_mount,resolve:target,resolve:path"),
+	   "each step that succeeded is in the trace, in order, the failed one not: %s",
+	   steps_of(&log));
 	mnt = safe_close(mnt);
 	{
 		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
