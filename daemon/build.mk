@@ -5,10 +5,12 @@
 DAEMON_LIB_OBJS += $(B)/daemon/varlink.o $(B)/daemon/json-dispatch.o
 
 # ---- mountd binary (mount operations) -----------------------------------
-# The mount layer, worker, loop devices and operations: no JSON in here, so
+# The mount layer, worker, loop devices, operations and the watch driver
+# (sd-event): no JSON in here, so
 # a D-Bus front end and the unit tests link the same objects.
 MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o \
-	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o)
+	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o \
+	watch.o)
 
 # Authorization, consulted by both front ends before any operation.
 MOUNTD_AUTH_OBJS := $(B)/daemon/policy.o $(B)/daemon/authorize.o

@@ -21,6 +21,7 @@
 #include "util.h"
 #include "authorize.h"
 #include "varlink-mount.h"
+#include "watch.h"
 #include "varlink.h"
 
 #define SOCKET_PATH "/run/mountd/io.mountd.Mount"
@@ -61,7 +62,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	varlink_server_stop_accepting(d->server);
 	bus_front_stop(d->bus, on_bus_drained, d);
 	/* Streams never end on their own. */
-	varlink_mount_end_streams();
+	watch_end_all();
 	maybe_exit(d);
 	return 0;
 }

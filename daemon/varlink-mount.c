@@ -19,6 +19,7 @@
 #include "util.h"
 #include "authorize.h"
 #include "varlink-mount.h"
+#include "watch.h"
 
 #define ERROR_MOUNT_FAILED  "io.mountd.Mount.MountFailed"
 #define ERROR_NOT_SUPPORTED "io.mountd.Mount.NotSupported"
@@ -1368,46 +1369,7 @@ static int method_list(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	return varlink_call_reply(call, TAKE_PTR(reply));
 }
 
-/* ---- Watch: a "more" stream driven by sd-event ------------------------------ */
-
-typedef struct Watch Watch;
-struct Watch {
-	VarlinkCall *call;
-	OpsWatch *ops;
-	sd_event_source *timer, *mountinfo, *pidfd;
-	Watch *next, *prev;
-};
-
-static Watch *watches;
-
-static Watch *watch_free(Watch *w)
-{
-	if (!w)
-		return NULL;
-	if (w->next)
-		w->next->prev = w->prev;
-	if (w->prev)
-		w->prev->next = w->next;
-	else if (watches == w)
-		watches = w->next;
-	sd_event_source_disable_unref(w->timer);
-	sd_event_source_disable_unref(w->mountinfo);
-	sd_event_source_disable_unref(w->pidfd);
-	ops_watch_free(w->ops);
-	varlink_call_unref(w->call);
-	free(w);
-	return NULL;
-}
-
-static void watch_end(Watch *w, const char *event)
-{
-	json_object *p = json_object_new_object();
-
-	if (p)
-		json_object_object_add(p, "event", json_object_new_string(event));
-	(void)varlink_call_reply(w->call, p);
-	watch_free(w);
-}
+/* ---- Watch: a "more" stream (watch.c drives it) ------------------------------ */
 
 static const char *const watch_event_names[] = {
 	[OPS_WATCH_ADDED] = "added",
@@ -1415,72 +1377,44 @@ static const char *const watch_event_names[] = {
 	[OPS_WATCH_CHANGED] = "changed",
 };
 
-static void watch_update(Watch *w)
+static void watch_on_event(Watch *w, const OpsWatchEvent *e, void *userdata)
 {
-	OpsWatchEvent *events = NULL;
-	size_t n = 0;
-	int r;
+	json_object *p = json_object_new_object();
 
-	r = ops_watch_poll(w->ops, &events, &n);
-	if (r == -ENOENT || r == -ESRCH) {
-		watch_end(w, "gone");
+	(void)w;
+	if (!p)
 		return;
-	}
-	if (r < 0) {
-		(void)varlink_call_error_errno(w->call, r);
-		watch_free(w);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
+	json_object_object_add(p, "event", json_object_new_string(watch_event_names[e->type]));
+	json_object_object_add(p, "mount", mount_entry_to_json(&e->mount));
+	(void)varlink_call_notify(userdata, p);
+}
+
+static void watch_on_end(Watch *w, int r, void *userdata)
+{
+	VarlinkCall *call = userdata;
+
+	(void)w;
+	if (r < 0 && r != -ESHUTDOWN)
+		(void)varlink_call_error_errno(call, r);
+	else {
 		json_object *p = json_object_new_object();
 
-		if (!p)
-			break;
-		json_object_object_add(p, "event",
-				       json_object_new_string(watch_event_names[events[i].type]));
-		json_object_object_add(p, "mount", mount_entry_to_json(&events[i].mount));
-		if (varlink_call_notify(w->call, p) == -ENOTCONN)
-			break;
+		if (p)
+			json_object_object_add(p, "event", json_object_new_string("gone"));
+		(void)varlink_call_reply(call, p);
 	}
-	ops_watch_events_free(events, n);
+	varlink_call_unref(call);
 }
 
-static int watch_on_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	Watch *w = userdata;
-
-	(void)usec;
-	/* The timer catches changes in namespaces we have no mountinfo
-	 * file to poll for (named by an nsfs fd only). */
-	(void)sd_event_source_set_time_relative(s, 1000 * 1000);
-	watch_update(w);
-	return 0;
-}
-
-static int watch_on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	(void)s;
-	(void)fd;
-	(void)revents;
-	watch_update(userdata);
-	return 0;
-}
-
-static int watch_on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	(void)s;
-	(void)fd;
-	(void)revents;
-	/* The process naming the namespace exited: report what changed on
-	 * the way out, then end. */
-	watch_end(userdata, "gone");
-	return 0;
-}
+static const WatchCallbacks watch_callbacks = {
+	.event = watch_on_event,
+	.end = watch_on_end,
+};
 
 static void watch_on_disconnect(VarlinkCall *call, void *userdata)
 {
-	(void)call;
 	watch_free(userdata);
+	varlink_call_unref(call);
 }
 
 static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
@@ -1513,47 +1447,20 @@ static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallF
 	if (r < 0)
 		return r;
 
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	r = ops_watch_new(&ns, &w->ops, &log);
-	if (r < 0) {
-		free(w);
+	r = watch_new(event, &ns, &watch_callbacks, call, &w, &log);
+	if (r < 0)
 		return reply_failure(call, r, &log);
-	}
-	w->call = varlink_call_ref(call);
-	w->next = watches;
-	if (watches)
-		watches->prev = w;
-	watches = w;
-
-	r = sd_event_add_time_relative(event, &w->timer, CLOCK_MONOTONIC, 1000 * 1000, 0,
-				       watch_on_timer, w);
-	if (r >= 0 && ops_watch_mountinfo_fd(w->ops) >= 0)
-		r = sd_event_add_io(event, &w->mountinfo, ops_watch_mountinfo_fd(w->ops), EPOLLPRI,
-				    watch_on_mountinfo, w);
-	if (r >= 0 && ops_watch_pidfd(w->ops) >= 0)
-		r = sd_event_add_io(event, &w->pidfd, ops_watch_pidfd(w->ops), EPOLLIN,
-				    watch_on_pidfd, w);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(w->timer, SD_EVENT_ON);
-	if (r >= 0)
-		r = varlink_call_set_disconnect_callback(call, watch_on_disconnect, w);
+	r = varlink_call_set_disconnect_callback(call, watch_on_disconnect, w);
 	if (r < 0) {
 		watch_free(w);
 		return r;
 	}
+	varlink_call_ref(call);
 	ready = json_object_new_object();
 	if (ready)
 		json_object_object_add(ready, "event", json_object_new_string("ready"));
 	(void)varlink_call_notify(call, ready);
 	return 0;
-}
-
-void varlink_mount_end_streams(void)
-{
-	while (watches)
-		watch_end(watches, "gone");
 }
 
 int varlink_mount_register(VarlinkServer *s)

@@ -18,8 +18,6 @@
 extern const char io_mountd_mount_idl[];
 
 int varlink_mount_register(VarlinkServer *s);
-/* End every Watch stream (shutdown): a final reply, then the call is gone. */
-void varlink_mount_end_streams(void);
 
 /* Resolves an fd index of the request to a (borrowed) fd. */
 typedef int (*FdLookup)(void *userdata, unsigned index);
