@@ -31,6 +31,7 @@
  *   Info(s path, a{sv} options) → (s source, s attribute, a(sv) values)
  *       options: namespace, attribute s, nth u, mth u, noFallback b
  *   List(a{sv} options) → (a(ttuusssssa{sv}stts) mounts)
+ *   Watch(a{sv} options) → (o watch)   options: namespace; see "Watch" below
  *
  * A parameter is (key, type, value) with type one of flag, string, binary,
  * path, path_empty, fd and value a variant: "s" (string, path), "ay"
@@ -45,6 +46,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,10 +61,17 @@
 #include "ops-names.h"
 #include "ops.h"
 #include "util.h"
+#include "watch.h"
+
+typedef struct BusWatch BusWatch;
 
 struct BusFront {
 	sd_bus *bus;
 	sd_bus_slot *object_slot, *name_slot, *release_slot;
+	sd_bus_slot *watch_slot, *watch_enumerator_slot;
+	BusWatch *watches;
+	size_t n_watches;
+	uint64_t last_watch_id;
 	uint64_t last_activity;
 	bool stopping, drained;
 	void (*drained_cb)(BusFront *, void *);
@@ -523,7 +532,7 @@ static int bus_authorize(BusCall *c, const OpsNamespace *ns, const char *fstype,
 {
 	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
 	_cleanup_free_ char *reason = NULL;
-	AuthCaller caller = { .pidfd = c->caller_pidfd };
+	AuthCaller caller = {.pidfd = c->caller_pidfd};
 	const gid_t *groups = NULL;
 	int r, n;
 
@@ -556,8 +565,8 @@ static int bus_authorize(BusCall *c, const OpsNamespace *ns, const char *fstype,
 	}
 	r = authorize(&caller, sd_bus_message_get_member(c->m), ns, fstype, attributes, &reason);
 	if (r == -EPERM)
-		return sd_bus_error_setf(c->error, SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: %s",
-					 reason ?: "denied by policy");
+		return sd_bus_error_setf(c->error, SD_BUS_ERROR_ACCESS_DENIED,
+					 "Permission denied: %s", reason ?: "denied by policy");
 	return r < 0 ? sd_bus_error_set_errno(c->error, r) : 0;
 }
 
@@ -1082,6 +1091,264 @@ static int method_list(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
+/* ---- Watch: signals to one client ----------------------------------------- */
+
+/* Each Watch() is an object /io/mountd1/watch/N with interface
+ * io.mountd1.Watch, whose signals go to the client that asked for it alone
+ * (unicast: another client's mount table is none of the bus's business):
+ * Ready() once the first snapshot is taken, Event(s event, (mount)) for
+ * each change ("added", "removed", "changed"; a removed mount as it last
+ * was), and Gone(s reason) at the end — "namespace" when it went away,
+ * "shutdown" when mountd stops, else the error.  The watch ends with
+ * Gone, when its client calls Stop() or leaves the bus (sd_bus_track).
+ * Ready follows the reply at once: a client adds its match for the
+ * interface before calling Watch, as for systemd's JobRemoved. */
+
+#define BUS_WATCH_PREFIX	   BUS_PATH "/watch"
+#define BUS_WATCH_INTERFACE	   "io.mountd1.Watch"
+#define BUS_WATCHES_PER_CLIENT_MAX 16
+
+struct BusWatch {
+	BusFront *front;
+	Watch *watch;
+	char path[sizeof(BUS_WATCH_PREFIX) + 24];
+	char *owner; /* the client's unique name */
+	sd_bus_track *track;
+	BusWatch *next, *prev;
+};
+
+static BusWatch *bus_watch_free(BusWatch *w)
+{
+	BusFront *b;
+
+	if (!w)
+		return NULL;
+	b = w->front;
+	if (w->next)
+		w->next->prev = w->prev;
+	if (w->prev)
+		w->prev->next = w->next;
+	else if (b->watches == w)
+		b->watches = w->next;
+	b->n_watches--;
+	watch_free(w->watch);
+	sd_bus_track_unref(w->track);
+	free(w->owner);
+	free(w);
+	return NULL;
+}
+
+static int bus_watch_signal(BusWatch *w, const char *member, sd_bus_message **ret)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	int r;
+
+	r = sd_bus_message_new_signal(w->front->bus, &m, w->path, BUS_WATCH_INTERFACE, member);
+	if (r >= 0)
+		r = sd_bus_message_set_destination(m, w->owner);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+static const char *const watch_event_names[] = {
+	[OPS_WATCH_ADDED] = "added",
+	[OPS_WATCH_REMOVED] = "removed",
+	[OPS_WATCH_CHANGED] = "changed",
+};
+
+static void bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userdata)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	int r;
+
+	(void)watch;
+	r = bus_watch_signal(userdata, "Event", &m);
+	if (r >= 0)
+		r = sd_bus_message_append(m, "s", watch_event_names[e->type]);
+	if (r >= 0)
+		r = append_mount_entry(m, &e->mount);
+	if (r >= 0)
+		(void)sd_bus_send(NULL, m, NULL);
+}
+
+static void bus_watch_on_end(Watch *watch, int r, void *userdata)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	_cleanup_free_ char *reason = NULL;
+	BusWatch *w = userdata;
+
+	(void)watch;
+	if (r == 0)
+		reason = strdup("namespace");
+	else if (r == -ESHUTDOWN)
+		reason = strdup("shutdown");
+	else if (asprintf(&reason, "%s: %s", errno_name(r), strerror(-r)) < 0)
+		reason = NULL;
+	if (bus_watch_signal(w, "Gone", &m) >= 0 &&
+	    sd_bus_message_append(m, "s", reason ?: "error") >= 0)
+		(void)sd_bus_send(NULL, m, NULL);
+	w->watch = NULL; /* it frees itself */
+	bus_watch_free(w);
+}
+
+static const WatchCallbacks bus_watch_callbacks = {
+	.event = bus_watch_on_event,
+	.end = bus_watch_on_end,
+};
+
+static int bus_watch_on_client_gone(sd_bus_track *t, void *userdata)
+{
+	(void)t;
+	bus_watch_free(userdata);
+	return 0;
+}
+
+static int watch_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+		      void **ret_found, sd_bus_error *error)
+{
+	BusFront *b = userdata;
+
+	(void)bus;
+	(void)interface;
+	(void)error;
+	for (BusWatch *w = b->watches; w; w = w->next)
+		if (streq(w->path, path)) {
+			*ret_found = w;
+			return 1;
+		}
+	return 0;
+}
+
+static int watch_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes,
+			   sd_bus_error *error)
+{
+	BusFront *b = userdata;
+	char **nodes;
+	size_t n = 0;
+
+	(void)bus;
+	(void)prefix;
+	(void)error;
+	nodes = calloc(b->n_watches + 1, sizeof(char *));
+	if (!nodes)
+		return -ENOMEM;
+	for (BusWatch *w = b->watches; w; w = w->next) {
+		nodes[n] = strdup(w->path);
+		if (!nodes[n]) {
+			while (n > 0)
+				free(nodes[--n]);
+			free(nodes);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	*ret_nodes = nodes;
+	return 0;
+}
+
+static int method_watch_stop(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	BusWatch *w = userdata;
+
+	/* Only the client the signals go to may end them. */
+	if (!streq_ptr(sd_bus_message_get_sender(m), w->owner))
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+					 "Permission denied: not your watch");
+	touch(w->front);
+	bus_watch_free(w);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static const sd_bus_vtable watch_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD("Stop", "", "", method_watch_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_SIGNAL("Ready", "", 0),
+	SD_BUS_SIGNAL_WITH_NAMES("Event", "s(" MOUNT_ENTRY_SIGNATURE ")",
+				 SD_BUS_PARAM(event) SD_BUS_PARAM(mount), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("Gone", "s", SD_BUS_PARAM(reason), 0),
+	SD_BUS_VTABLE_END,
+};
+
+static size_t watches_of(BusFront *b, const char *owner)
+{
+	size_t n = 0;
+
+	for (BusWatch *w = b->watches; w; w = w->next)
+		n += streq(w->owner, owner);
+	return n;
+}
+
+static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *ready = NULL;
+	NamespaceOnly req = {.ns = OPS_NAMESPACE_NULL};
+	BusFront *b = userdata;
+	const char *field = NULL, *sender = sd_bus_message_get_sender(m);
+	BusWatch *w;
+	int r;
+
+	touch(b);
+	r = decode_fields(&c, namespace_only_fields, "", &req.ns);
+	if (r >= 0)
+		r = namespace_default(&c, &req.ns);
+	if (r < 0)
+		return fail_invalid(&c, r, NULL);
+	r = ops_namespace_validate(&req.ns, "namespace", &field);
+	if (r < 0)
+		return fail_invalid(&c, r, field);
+
+	r = bus_authorize(&c, &req.ns, NULL, 0);
+	if (r < 0)
+		return r;
+	if (!sender)
+		return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
+					"Watch needs a bus with unique names");
+	if (watches_of(b, sender) >= BUS_WATCHES_PER_CLIENT_MAX)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "At most %d watches per client",
+					 BUS_WATCHES_PER_CLIENT_MAX);
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = (BusWatch){.front = b, .next = b->watches};
+	if (b->watches)
+		b->watches->prev = w;
+	b->watches = w;
+	b->n_watches++;
+	snprintf(w->path, sizeof(w->path), "%s/%" PRIu64, BUS_WATCH_PREFIX, ++b->last_watch_id);
+	w->owner = strdup(sender);
+	if (!w->owner) {
+		bus_watch_free(w);
+		return -ENOMEM;
+	}
+	r = watch_new(sd_bus_get_event(b->bus), &req.ns, &bus_watch_callbacks, w, &w->watch, &log);
+	if (r < 0) {
+		bus_watch_free(w);
+		return fail_operation(&c, r, &log);
+	}
+	r = sd_bus_track_new(b->bus, &w->track, bus_watch_on_client_gone, w);
+	if (r >= 0)
+		r = sd_bus_track_add_sender(w->track, m);
+	if (r < 0) {
+		bus_watch_free(w);
+		return r;
+	}
+	r = sd_bus_reply_method_return(m, "o", w->path);
+	if (r < 0) {
+		bus_watch_free(w);
+		return r;
+	}
+	/* After the reply, so that the client knows the path it comes from. */
+	if (bus_watch_signal(w, "Ready", &ready) >= 0)
+		(void)sd_bus_send(NULL, ready, NULL);
+	return 1;
+}
+
 /* Authorization is mountd's (as for varlink), not sd-bus's root-only
  * default: every method is callable by anyone the bus policy lets in. */
 #define METHOD(name, in, in_names, out, out_names, fn) \
@@ -1109,6 +1376,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	       SD_BUS_PARAM(source) SD_BUS_PARAM(attribute) SD_BUS_PARAM(values), method_info),
 	METHOD("List", "a{sv}", SD_BUS_PARAM(options), "a(" MOUNT_ENTRY_SIGNATURE ")",
 	       SD_BUS_PARAM(mounts), method_list),
+	METHOD("Watch", "a{sv}", SD_BUS_PARAM(options), "o", SD_BUS_PARAM(watch), method_watch),
 	SD_BUS_VTABLE_END,
 };
 
@@ -1142,6 +1410,14 @@ int bus_front_new(BusFront **ret, sd_event *event)
 				     manager_vtable, b);
 	if (r < 0)
 		return r;
+	r = sd_bus_add_fallback_vtable(b->bus, &b->watch_slot, BUS_WATCH_PREFIX,
+				       BUS_WATCH_INTERFACE, watch_vtable, watch_find, b);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_node_enumerator(b->bus, &b->watch_enumerator_slot, BUS_WATCH_PREFIX,
+				       watch_enumerate, b);
+	if (r < 0)
+		return r;
 	r = sd_bus_attach_event(b->bus, event, SD_EVENT_PRIORITY_NORMAL);
 	if (r < 0)
 		return r;
@@ -1158,6 +1434,10 @@ BusFront *bus_front_free(BusFront *b)
 {
 	if (!b)
 		return NULL;
+	while (b->watches)
+		bus_watch_free(b->watches);
+	sd_bus_slot_unref(b->watch_enumerator_slot);
+	sd_bus_slot_unref(b->watch_slot);
 	sd_bus_slot_unref(b->release_slot);
 	sd_bus_slot_unref(b->name_slot);
 	sd_bus_slot_unref(b->object_slot);
@@ -1210,5 +1490,8 @@ bool bus_front_is_drained(BusFront *b)
 
 uint64_t bus_front_last_activity(BusFront *b)
 {
-	return b ? b->last_activity : 0;
+	if (!b)
+		return 0;
+	/* A client waiting for signals is a client. */
+	return b->n_watches > 0 ? now_usec() : b->last_activity;
 }

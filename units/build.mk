@@ -17,3 +17,9 @@ INSTALL_TARGETS += install-units
 $(B)/tests/guest/bus-fd-test: $(B)/tests/guest/bus-fd-test.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 GUEST_PROGS += $(B)/tests/guest/bus-fd-test
+
+# A guest test client of io.mountd1's Watch (its signals are unicast: busctl
+# and gdbus cannot show them).
+$(B)/tests/guest/bus-watch-test: $(B)/tests/guest/bus-watch-test.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+GUEST_PROGS += $(B)/tests/guest/bus-watch-test
