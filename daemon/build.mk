@@ -5,12 +5,12 @@
 DAEMON_LIB_OBJS += $(B)/daemon/varlink.o $(B)/daemon/json-dispatch.o
 
 # ---- mountd binary (mount operations) -----------------------------------
-# The mount layer, worker, loop devices, operations and the watch driver
-# (sd-event): no JSON in here, so
-# a D-Bus front end and the unit tests link the same objects.
+# The mount layer, worker, loop devices, operations, the watch driver
+# (sd-event) and the names both front ends spell: no JSON in here, so the
+# D-Bus front end and the unit tests link the same objects.
 MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o \
 	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o \
-	watch.o)
+	watch.o ops-names.o)
 
 # Authorization, consulted by both front ends before any operation.
 MOUNTD_AUTH_OBJS := $(B)/daemon/policy.o $(B)/daemon/authorize.o
@@ -27,8 +27,7 @@ $(B)/daemon/io.mountd.Mount.varlink.c: daemon/io.mountd.Mount.varlink
 $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o \
-	$(B)/daemon/bus.o $(B)/daemon/ops-names.o \
+MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o $(B)/daemon/bus.o \
 	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) \
 	$(DAEMON_LIB_OBJS)
 

@@ -1152,12 +1152,6 @@ static int bus_watch_signal(BusWatch *w, const char *member, sd_bus_message **re
 	return 0;
 }
 
-static const char *const watch_event_names[] = {
-	[OPS_WATCH_ADDED] = "added",
-	[OPS_WATCH_REMOVED] = "removed",
-	[OPS_WATCH_CHANGED] = "changed",
-};
-
 static void bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userdata)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
@@ -1166,7 +1160,7 @@ static void bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userd
 	(void)watch;
 	r = bus_watch_signal(userdata, "Event", &m);
 	if (r >= 0)
-		r = sd_bus_message_append(m, "s", watch_event_names[e->type]);
+		r = sd_bus_message_append(m, "s", ops_watch_event_to_string(e->type));
 	if (r >= 0)
 		r = append_mount_entry(m, &e->mount);
 	if (r >= 0)

@@ -88,6 +88,17 @@ int mnt_create_from_string(const char *s)
 	return lookup(create_names, _MNT_CREATE_MAX, s);
 }
 
+const char *ops_watch_event_to_string(OpsWatchEventType t)
+{
+	static const char *const names[] = {
+		[OPS_WATCH_ADDED] = "added",
+		[OPS_WATCH_REMOVED] = "removed",
+		[OPS_WATCH_CHANGED] = "changed",
+	};
+
+	return (size_t)t < ELEMENTSOF(names) ? names[t] : NULL;
+}
+
 int mnt_param_type_from_string(const char *s)
 {
 	for (int t = 0; s && t < _MNT_PARAM_TYPE_MAX; t++)

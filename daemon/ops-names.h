@@ -34,6 +34,8 @@ const char *ops_atime_to_string(uint64_t attr);
 /* "private", "shared", "slave", "unbindable"; OPS_PROPAGATION_UNCHANGED has
  * no name. */
 int ops_propagation_from_string(const char *s);
+/* "added", "removed", "changed". */
+const char *ops_watch_event_to_string(OpsWatchEventType t);
 /* "directory", "file". */
 int mnt_create_from_string(const char *s);
 /* "flag", "string", "binary", "path", "path_empty", "fd". */

@@ -18,6 +18,7 @@
 #include "json-dispatch.h"
 #include "util.h"
 #include "authorize.h"
+#include "ops-names.h"
 #include "varlink-mount.h"
 #include "watch.h"
 
@@ -1371,12 +1372,6 @@ static int method_list(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 
 /* ---- Watch: a "more" stream (watch.c drives it) ------------------------------ */
 
-static const char *const watch_event_names[] = {
-	[OPS_WATCH_ADDED] = "added",
-	[OPS_WATCH_REMOVED] = "removed",
-	[OPS_WATCH_CHANGED] = "changed",
-};
-
 static void watch_on_event(Watch *w, const OpsWatchEvent *e, void *userdata)
 {
 	json_object *p = json_object_new_object();
@@ -1384,7 +1379,8 @@ static void watch_on_event(Watch *w, const OpsWatchEvent *e, void *userdata)
 	(void)w;
 	if (!p)
 		return;
-	json_object_object_add(p, "event", json_object_new_string(watch_event_names[e->type]));
+	json_object_object_add(p, "event",
+			       json_object_new_string(ops_watch_event_to_string(e->type)));
 	json_object_object_add(p, "mount", mount_entry_to_json(&e->mount));
 	(void)varlink_call_notify(userdata, p);
 }
