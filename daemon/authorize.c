@@ -10,37 +10,7 @@
 #include "util.h"
 
 /* <linux/pidfd.h> clashes with glibc's <fcntl.h>; the ioctl is uapi (6.11). */
-#ifndef PIDFD_GET_MNT_NAMESPACE
-#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
-#endif
-
 Policy auth_policy;
-
-/* The mount namespace of a process, as an nsfs fd. */
-static int process_mntns(pid_t pid, int pidfd)
-{
-	char path[64];
-	int fd;
-
-	if (pidfd >= 0) {
-		fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
-		if (fd >= 0)
-			return fd;
-		/* Kernels before 6.11: through /proc, then make sure the
-		 * pidfd's process is still the one behind that pid. */
-		if (ops_pidfd_get_pid(pidfd, &pid) < 0)
-			return -ESRCH;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-	if (pidfd >= 0 && ops_pidfd_get_pid(pidfd, &(pid_t){ 0 }) < 0) {
-		safe_close(fd);
-		return -ESRCH;
-	}
-	return fd;
-}
 
 /* The uid owning a pidfd's process, or (uid_t)-1. */
 static uid_t pidfd_owner(int pidfd)
@@ -65,7 +35,7 @@ static int namespace_fd(const OpsNamespace *ns)
 
 		return fd < 0 ? negative_errno() : fd;
 	}
-	return process_mntns(ns->pid, ns->pidfd);
+	return ops_process_mntns(ns->pid, ns->pidfd);
 }
 
 static bool same_inode(int a, int b)
@@ -96,7 +66,7 @@ int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *
 	if (caller->id.uid == 0)
 		return 0;
 
-	own = process_mntns(caller->pid, caller->pidfd);
+	own = ops_process_mntns(caller->pid, caller->pidfd);
 	if (own < 0)
 		return own;
 	if (!ns || !ops_namespace_is_set(ns)) {
@@ -127,7 +97,8 @@ deny:
 		r = asprintf(ret_reason, "%s for uid %u (policy line %u)", why ?: "denied",
 			     (unsigned)caller->id.uid, line);
 	else
-		r = asprintf(ret_reason, "%s for uid %u", why ?: "the target namespace cannot be checked",
+		r = asprintf(ret_reason, "%s for uid %u",
+			     why ?: "the target namespace cannot be checked",
 			     (unsigned)caller->id.uid);
 	if (r < 0)
 		*ret_reason = NULL;

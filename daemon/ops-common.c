@@ -20,6 +20,10 @@
 #include "ops-internal.h"
 #include "util.h"
 
+#ifndef PIDFD_GET_MNT_NAMESPACE
+#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
+#endif
+
 #ifndef PIDFD_NONBLOCK
 #define PIDFD_NONBLOCK O_NONBLOCK
 #endif
@@ -96,20 +100,10 @@ int ops_namespace_id(const OpsNamespace *ns, uint64_t *ret, MntLog *log)
 
 	if (ns->pidfd >= 0) {
 		/* A pidfd is not an nsfs fd: go through the process. */
-		pid_t pid;
-
-		r = ops_pidfd_get_pid(ns->pidfd, &pid);
-		if (r < 0) {
+		fd = ops_process_mntns(0, ns->pidfd);
+		if (fd < 0) {
 			mnt_log_fail(log, "namespace");
-			return r;
-		}
-		OpsNamespace byp = OPS_NAMESPACE_NULL;
-		byp.pid = pid;
-		fd = ops_namespace_open(&byp, log);
-		/* The process may have been replaced between the two steps. */
-		if (fd >= 0 && ops_pidfd_get_pid(ns->pidfd, &pid) < 0) {
-			mnt_log_fail(log, "namespace");
-			return -ESRCH;
+			return fd;
 		}
 	} else
 		fd = ops_namespace_open(ns, log);
@@ -119,6 +113,31 @@ int ops_namespace_id(const OpsNamespace *ns, uint64_t *ret, MntLog *log)
 	if (r < 0)
 		mnt_log_fail(log, "namespace");
 	return r;
+}
+
+int ops_process_mntns(pid_t pid, int pidfd)
+{
+	char path[64];
+	int fd;
+
+	if (pidfd >= 0) {
+		fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
+		if (fd >= 0)
+			return fd;
+		/* Kernels before 6.11: through /proc, then make sure the
+		 * pidfd's process is still the one behind that pid. */
+		if (ops_pidfd_get_pid(pidfd, &pid) < 0)
+			return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	if (pidfd >= 0 && ops_pidfd_get_pid(pidfd, &(pid_t){0}) < 0) {
+		safe_close(fd);
+		return -ESRCH;
+	}
+	return fd;
 }
 
 int ops_pidfd_get_pid(int pidfd, pid_t *ret)

@@ -28,6 +28,9 @@ static inline void *mfree(void *p)
 const char *ops_field(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int ops_pidfd_get_pid(int pidfd, pid_t *ret);
+/* The mount namespace of a process (by pidfd when >= 0, else by pid) as an
+ * nsfs fd; -ESRCH when the pidfd's process is gone. */
+int ops_process_mntns(pid_t pid, int pidfd);
 pid_t ops_namespace_pid(const OpsNamespace *ns);
 int ops_path_validate(const char *path, bool allow_empty);
 int ops_attributes_validate(const OpsAttributes *a, bool allow_clear, const char **ret_field);
