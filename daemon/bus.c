@@ -14,20 +14,21 @@
  * File descriptors are "h" values.
  *
  *   Create(s fsType, a(ssv) parameters, a{sv} options)
- *       → (t mountId, ah fd, s fsType, s loopDevice, a(sss) messages)
+ *       → (t mountId, ah fd, s fsType, s loopDevice, a(sss) messages, a(st) steps)
  *       options: source s, exclusive b, image {fd h, partition u,
  *       partitionType s}, attributes, propagation s, placement
- *   Bind(s sourcePath, a{sv} options) → (t mountId, ah fd)
+ *   Bind(s sourcePath, a{sv} options) → (t mountId, ah fd, a(st) steps)
  *       options: sourceNamespace, sourceFd h, recursive b,
  *       idmapUserNamespaceFd h, attributes, propagation s, placement
- *   Reconfigure(s path, a(ssv) parameters, a{sv} options) → (a(sss) messages)
- *   SetAttributes(s path, a{sv} options) → ()
+ *   Reconfigure(s path, a(ssv) parameters, a{sv} options)
+ *       → (a(sss) messages, a(st) steps)
+ *   SetAttributes(s path, a{sv} options) → (a(st) steps)
  *       options: namespace, recursive b, attributes, propagation s,
  *       idmapUserNamespaceFd h
- *   Move(s from, s to, a{sv} options) → ()   options: namespace, create s,
- *       beneath b
- *   Unmount(s path, a{sv} options) → ()     options: namespace, detach b,
- *       force b
+ *   Move(s from, s to, a{sv} options) → (a(st) steps)
+ *       options: namespace, create s, beneath b
+ *   Unmount(s path, a{sv} options) → (a(st) steps)
+ *       options: namespace, detach b, force b
  *   Info(s path, a{sv} options) → (s source, s attribute, a(sv) values)
  *       options: namespace, attribute s, nth u, mth u, noFallback b
  *   List(a{sv} options) → (a(ttuusssssa{sv}stts) mounts)
@@ -39,7 +40,8 @@
  * directory fd), "b" true for a flag.  The fd is the request's optional
  * "ah fd" when there is no placement: D-Bus has no null fd.  attributes is
  * {readOnly b, noSuid b, noDev b, noExec b, atime s, noDiratime b,
- * noSymfollow b}; a mount's message is (step, level, text).
+ * noSymfollow b}; a mount's message is (step, level, text), a step that
+ * succeeded (step, microseconds), as in the varlink replies.
  *
  * The caller is the bus sender: without a namespace in the request, the
  * mount namespace of the sending process is meant, as for varlink peers.
@@ -607,7 +609,8 @@ static int fail_operation(BusCall *c, int r, const MntLog *log)
 	}
 
 	/* D-Bus errors carry one string: the step, the errno and every
-	 * kernel message, one per line, in the order they were logged. */
+	 * kernel message, one per line, in the order they were logged, then
+	 * the steps that succeeded before it. */
 	f = open_memstream(&text, &size);
 	if (!f)
 		return sd_bus_error_set_errno(c->error, -ENOMEM);
@@ -615,6 +618,8 @@ static int fail_operation(BusCall *c, int r, const MntLog *log)
 	for (size_t i = 0; i < log->n_messages; i++)
 		fprintf(f, "\n%s: %c %s", log->messages[i].step, log->messages[i].level,
 			log->messages[i].text);
+	for (size_t i = 0; i < log->n_steps; i++)
+		fprintf(f, "%s%s", i ? ", " : "\nsteps done: ", log->steps[i].name);
 	if (fclose(f) != 0)
 		return sd_bus_error_set_errno(c->error, -ENOMEM);
 	return sd_bus_error_set(c->error, BUS_ERROR_MOUNT_FAILED, text);
@@ -632,6 +637,29 @@ static int append_messages(sd_bus_message *reply, const MntLog *log)
 		r = sd_bus_message_append(reply, "(sss)", m->step, level, m->text);
 	}
 	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* The steps that succeeded, as "a(st)": name and microseconds. */
+static int append_steps(sd_bus_message *reply, const MntLog *log)
+{
+	int r;
+
+	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(st)");
+	for (size_t i = 0; r >= 0 && i < log->n_steps; i++)
+		r = sd_bus_message_append(reply, "(st)", log->steps[i].name, log->steps[i].usec);
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* A change without results of its own answers with its steps. */
+static int reply_steps(sd_bus_message *m, const MntLog *log)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = append_steps(reply, log);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
 /* The detached mount as "ah": empty when it was placed. */
@@ -739,6 +767,8 @@ static int method_create(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		r = sd_bus_message_append(reply, "ss", res.fstype ?: "", res.loop_device ?: "");
 	if (r >= 0)
 		r = append_messages(reply, &log);
+	if (r >= 0)
+		r = append_steps(reply, &log);
 	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
@@ -802,6 +832,8 @@ static int method_bind(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		r = sd_bus_message_append(reply, "t", res.mount_id);
 	if (r >= 0)
 		r = append_mount_fd(reply, res.mount_fd);
+	if (r >= 0)
+		r = append_steps(reply, &log);
 	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
@@ -854,6 +886,8 @@ static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *e
 	r = sd_bus_message_new_method_return(m, &reply);
 	if (r >= 0)
 		r = append_messages(reply, &log);
+	if (r >= 0)
+		r = append_steps(reply, &log);
 	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
@@ -898,7 +932,7 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	r = ops_setattr(&req, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
-	return sd_bus_reply_method_return(m, NULL);
+	return reply_steps(m, &log);
 }
 
 static const BusField move_fields[] = {
@@ -938,7 +972,7 @@ static int method_move(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = ops_move(&req, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
-	return sd_bus_reply_method_return(m, NULL);
+	return reply_steps(m, &log);
 }
 
 static const BusField unmount_fields[] = {
@@ -977,7 +1011,7 @@ static int method_unmount(sd_bus_message *m, void *userdata, sd_bus_error *error
 	r = ops_unmount(&req, &log);
 	if (r < 0)
 		return fail_operation(&c, r, &log);
-	return sd_bus_reply_method_return(m, NULL);
+	return reply_steps(m, &log);
 }
 
 static const BusField info_fields[] = {
@@ -1351,21 +1385,22 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	METHOD("Create", "sa(ssv)a{sv}",
-	       SD_BUS_PARAM(fsType) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options), "tahssa(sss)",
+	       SD_BUS_PARAM(fsType) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options),
+	       "tahssa(sss)a(st)",
 	       SD_BUS_PARAM(mountId) SD_BUS_PARAM(fd) SD_BUS_PARAM(fsType) SD_BUS_PARAM(loopDevice)
-		       SD_BUS_PARAM(messages),
+		       SD_BUS_PARAM(messages) SD_BUS_PARAM(steps),
 	       method_create),
-	METHOD("Bind", "sa{sv}", SD_BUS_PARAM(sourcePath) SD_BUS_PARAM(options), "tah",
-	       SD_BUS_PARAM(mountId) SD_BUS_PARAM(fd), method_bind),
+	METHOD("Bind", "sa{sv}", SD_BUS_PARAM(sourcePath) SD_BUS_PARAM(options), "taha(st)",
+	       SD_BUS_PARAM(mountId) SD_BUS_PARAM(fd) SD_BUS_PARAM(steps), method_bind),
 	METHOD("Reconfigure", "sa(ssv)a{sv}",
-	       SD_BUS_PARAM(path) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options), "a(sss)",
-	       SD_BUS_PARAM(messages), method_reconfigure),
-	METHOD("SetAttributes", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "", "",
-	       method_setattr),
-	METHOD("Move", "ssa{sv}", SD_BUS_PARAM(from) SD_BUS_PARAM(to) SD_BUS_PARAM(options), "", "",
-	       method_move),
-	METHOD("Unmount", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "", "",
-	       method_unmount),
+	       SD_BUS_PARAM(path) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options), "a(sss)a(st)",
+	       SD_BUS_PARAM(messages) SD_BUS_PARAM(steps), method_reconfigure),
+	METHOD("SetAttributes", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "a(st)",
+	       SD_BUS_PARAM(steps), method_setattr),
+	METHOD("Move", "ssa{sv}", SD_BUS_PARAM(from) SD_BUS_PARAM(to) SD_BUS_PARAM(options),
+	       "a(st)", SD_BUS_PARAM(steps), method_move),
+	METHOD("Unmount", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "a(st)",
+	       SD_BUS_PARAM(steps), method_unmount),
 	METHOD("Info", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "ssa(sv)",
 	       SD_BUS_PARAM(source) SD_BUS_PARAM(attribute) SD_BUS_PARAM(values), method_info),
 	METHOD("List", "a{sv}", SD_BUS_PARAM(options), "a(" MOUNT_ENTRY_SIGNATURE ")",

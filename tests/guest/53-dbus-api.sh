@@ -21,12 +21,12 @@ busctl --system --xml-interface introspect io.mountd1 /io/mountd1 >"$work/intro.
 check "introspection XML declares exactly the nine methods with their signatures" python3 - "$work/intro.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 want = {
-    "Create": ("sa(ssv)a{sv}", "tahssa(sss)"),
-    "Bind": ("sa{sv}", "tah"),
-    "Reconfigure": ("sa(ssv)a{sv}", "a(sss)"),
-    "SetAttributes": ("sa{sv}", ""),
-    "Move": ("ssa{sv}", ""),
-    "Unmount": ("sa{sv}", ""),
+    "Create": ("sa(ssv)a{sv}", "tahssa(sss)a(st)"),
+    "Bind": ("sa{sv}", "taha(st)"),
+    "Reconfigure": ("sa(ssv)a{sv}", "a(sss)a(st)"),
+    "SetAttributes": ("sa{sv}", "a(st)"),
+    "Move": ("ssa{sv}", "a(st)"),
+    "Unmount": ("sa{sv}", "a(st)"),
     "Info": ("sa{sv}", "ssa(sv)"),
     "List": ("a{sv}", "a(ttuusssssa{sv}stts)"),
     "Watch": ("a{sv}", "o"),
@@ -42,7 +42,7 @@ for m in iface[0].findall("method"):
     got[m.get("name")] = (sig("in"), sig("out"))
 assert got == want, f"{got} != {want}"
 names = [a.get("name") for a in iface[0].find("method[@name='Create']").findall("arg")]
-assert names == ["fsType", "parameters", "options", "mountId", "fd", "fsType", "loopDevice", "messages"], names
+assert names == ["fsType", "parameters", "options", "mountId", "fd", "fsType", "loopDevice", "messages", "steps"], names
 PY
 check_output "busctl introspect lists the interface" "^\.Create +method +sa\(ssv\)a\{sv\} +tahssa\(sss\)" \
 	busctl --system introspect io.mountd1 /io/mountd1 io.mountd1.Manager
@@ -73,6 +73,11 @@ check "Unmount: both" bash -c "$BUSCALL Unmount 'sa{sv}' /tmp/dbus-c 1 $NS && $B
 check_output "  gone" "^0 0$" bash -c "echo \$(count_mounts $ns /tmp/dbus-b) \$(count_mounts $ns /tmp/dbus-c)"
 check "Create without placement returns the mount as one fd" \
 	bash -c "bj Create 'sa(ssv)a{sv}' tmpfs 0 0 | J 'd[0] > 0 and len(d[1]) == 1 and d[2] == \"tmpfs\"'"
+check "Create answers with its steps, in order, as varlink does" \
+	bash -c "bj Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 2 path s /tmp/dbus-steps create s directory | J '[s[0] for s in d[5]] == [\"fsopen\", \"fsconfig:CMD_CREATE\", \"fsmount\", \"setns\", \"create:target\", \"resolve:target\", \"move_mount\"] and all(s[1] >= 0 for s in d[5])'"
+check "  so does Unmount" \
+	bash -c "bj Unmount 'sa{sv}' /tmp/dbus-steps 0 | J '[s[0] for s in d[0]] == [\"setns\", \"resolve:path\", \"umount\"]'"
+rmdir /tmp/dbus-steps
 
 # ---- file descriptors as "h" (tests/guest/bus-fd-test.c: busctl cannot)
 FD="$BUILD/tests/guest/bus-fd-test"
@@ -100,6 +105,7 @@ $G.Create tmpfs "[('size', 'string', <'x'>)]" '{}' >"$work/err" 2>&1
 check_output "D-Bus: the same is io.mountd1.Error.MountFailed at fsconfig:size" \
 	"io\.mountd1\.Error\.MountFailed: fsconfig:size: EINVAL" cat "$work/err"
 check_output "  with the kernel's message" "fsconfig:size: e tmpfs: Bad value for 'size'" cat "$work/err"
+check_output "  and the steps done before it" "^steps done: fsopen$" cat "$work/err"
 check_output "an unknown option is InvalidArgs naming it" \
 	"org\.freedesktop\.DBus\.Error\.InvalidArgs: Invalid parameter: placement\.nosuch" \
 	bash -c "$G.Create tmpfs '[]' \"{'placement': <{'path': <'/x'>, 'nosuch': <1>}>}\" 2>&1; true"
