@@ -7,8 +7,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mountctl.h"
 #include "util.h"
@@ -176,7 +180,8 @@ void print_error(Ctx *c, const MountdReply *reply, const char *where)
 	else
 		err(c, "%s", line ?: reply->error);
 	if (c->verbose)
-		output_trace(stderr, "mountctl: ", reply->error, reply->parameters);
+		output_trace(stderr, "mountctl: ", reply->error, reply->parameters,
+			     c->trace_streamed);
 	if (c->json) {
 		_cleanup_json_ json_object *o = json_object_new_object();
 
@@ -188,21 +193,114 @@ void print_error(Ctx *c, const MountdReply *reply, const char *where)
 	}
 }
 
+/* ---- -v: a change's steps as they happen -------------------------------------- */
+
+typedef struct Trace {
+	int fd; /* the read end of the pipe passed as traceFd */
+	pthread_t thread;
+	atomic_bool reply_arrived;
+} Trace;
+
+/* Print the trace lines as they come, until mountd closes its end (it does
+ * before it replies), or a while after the reply if it never does. */
+static void *trace_main(void *userdata)
+{
+	Trace *t = userdata;
+	char buf[8192];
+	size_t len = 0;
+	unsigned waited = 0;
+
+	for (;;) {
+		struct pollfd p = {.fd = t->fd, .events = POLLIN};
+		ssize_t n;
+		char *nl;
+
+		if (poll(&p, 1, 100) == 0) {
+			if (atomic_load(&t->reply_arrived) && ++waited >= 20)
+				break;
+			continue;
+		}
+		n = read(t->fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = 0;
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = 0;
+			output_trace_line(stderr, "mountctl: ", buf);
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len + 1);
+		}
+		if (len == sizeof(buf) - 1)
+			len = 0; /* a line too long to be ours */
+	}
+	return NULL;
+}
+
+/* The methods that take a traceFd. */
+static bool method_traces(const char *method)
+{
+	static const char *const names[] = {"Create",	     "Bind", "Reconfigure",
+					    "SetAttributes", "Move", "Unmount"};
+
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (streq(names[i], method))
+			return true;
+	return false;
+}
+
+/* Pass a pipe as traceFd and read it in a thread; false when not tracing. */
+static bool trace_start(Ctx *c, const char *method, json_object *params, Trace *t)
+{
+	int pipefd[2], index;
+
+	*t = (Trace){.fd = -EBADF};
+	if (!c->verbose || !params || !method_traces(method) || pipe2(pipefd, O_CLOEXEC) < 0)
+		return false;
+	index = push_fd(c, pipefd[1], true);
+	if (index < 0) {
+		safe_close(pipefd[0]);
+		return false;
+	}
+	t->fd = pipefd[0];
+	if (pthread_create(&t->thread, NULL, trace_main, t) != 0) {
+		t->fd = safe_close(t->fd);
+		return false; /* the write end goes with the call: no harm */
+	}
+	json_object_object_add(params, "traceFd", json_object_new_int(index));
+	return true;
+}
+
+static void trace_finish(Trace *t)
+{
+	atomic_store(&t->reply_arrived, true);
+	pthread_join(t->thread, NULL);
+	safe_close(t->fd);
+}
+
 /* One call without judging the answer: 0 with *reply filled (maybe an
  * error), or an exit code after printing why mountd could not be asked. */
 int call_raw(Ctx *c, const char *method, json_object *params, MountdReply *reply)
 {
+	Trace trace;
 	int r;
 
 	*reply = (MountdReply){};
+	c->trace_streamed = false;
 	r = connect_daemon(c);
 	if (r) {
 		drop_fds(c);
 		return r;
 	}
+	c->trace_streamed = trace_start(c, method, params, &trace);
 	verbose_call(c, method, params);
 	r = mountd_client_call(c->client, method, params, c->fds, c->n_fds, reply);
+	/* Our write end goes first, or the reader would never see EOF. */
 	drop_fds(c);
+	if (c->trace_streamed)
+		trace_finish(&trace);
 	if (r < 0) {
 		err(c, "%s.%s: no answer from mountd: %s", MOUNTD_INTERFACE, method,
 		    r == -ECONNRESET ? "connection closed" : strerror(-r));
@@ -227,7 +325,7 @@ int call(Ctx *c, const char *method, json_object *params, MountdReply *reply)
 	}
 	/* The kernel's warnings matter even when the mount worked. */
 	if (c->verbose)
-		output_trace(stderr, "mountctl: ", NULL, reply->parameters);
+		output_trace(stderr, "mountctl: ", NULL, reply->parameters, c->trace_streamed);
 	else
 		output_messages(stderr, "mountctl: ", reply->parameters, false);
 	return 0;

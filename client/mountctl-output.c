@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mountctl.h"
@@ -663,18 +664,24 @@ int output_watch_event(FILE *f, json_object *reply, bool json)
 
 /* ---- messages ---------------------------------------------------------- */
 
-static void output_message(FILE *f, const char *prefix, json_object *m)
+static void message_line(FILE *f, const char *prefix, const char *step, const char *level,
+			 const char *text)
 {
 	static const struct {
 		const char *level, *name;
 	} levels[] = {{"e", "error"}, {"w", "warning"}, {"i", "info"}};
-	const char *level = get_str(m, "level") ?: "?", *name = level;
+	const char *name = level;
 
 	for (size_t k = 0; k < ELEMENTSOF(levels); k++)
 		if (streq(level, levels[k].level))
 			name = levels[k].name;
-	fprintf(f, "%s%s: %s: %s\n", prefix, get_str(m, "step") ?: "?", name,
-		get_str(m, "text") ?: "");
+	fprintf(f, "%s%s: %s: %s\n", prefix, step, name, text);
+}
+
+static void output_message(FILE *f, const char *prefix, json_object *m)
+{
+	message_line(f, prefix, get_str(m, "step") ?: "?", get_str(m, "level") ?: "?",
+		     get_str(m, "text") ?: "");
 }
 
 static json_object *get_array(json_object *o, const char *key)
@@ -710,20 +717,46 @@ static void format_usec(char *buf, size_t size, int64_t usec)
 		snprintf(buf, size, "%.2fs", (double)usec / 1e6);
 }
 
-void output_trace(FILE *f, const char *prefix, const char *error, json_object *params)
+static void step_line(FILE *f, const char *prefix, const char *name, int64_t usec)
+{
+	char took[32];
+
+	format_usec(took, sizeof(took), usec);
+	fprintf(f, "%s%s: ok (%s)\n", prefix, name, took);
+}
+
+void output_trace_line(FILE *f, const char *prefix, char *line)
+{
+	char *field[4] = {}, *p = line;
+	size_t n = 0;
+
+	while (n < ELEMENTSOF(field) && p) {
+		field[n++] = p;
+		p = n < ELEMENTSOF(field) ? strchr(p, '\t') : NULL;
+		if (p)
+			*p++ = 0;
+	}
+	if (n == 3 && streq(field[0], "step"))
+		step_line(f, prefix, field[1], strtoll(field[2], NULL, 10));
+	else if (n == 4 && streq(field[0], "message"))
+		message_line(f, prefix, field[1], field[2], field[3]);
+	/* Other lines are for newer clients. */
+}
+
+void output_trace(FILE *f, const char *prefix, const char *error, json_object *params,
+		  bool steps_shown)
 {
 	json_object *steps = get_array(params, "steps"), *messages = get_array(params, "messages");
-	size_t n_steps = steps ? json_object_array_length(steps) : 0;
-	size_t n_messages = messages ? json_object_array_length(messages) : 0, m = 0;
+	size_t n_steps = steps && !steps_shown ? json_object_array_length(steps) : 0;
+	size_t n_messages = messages && !steps_shown ? json_object_array_length(messages) : 0;
+	size_t m = 0;
 	const char *failed = error ? get_str(params, "step") : NULL;
 
 	for (size_t i = 0; i < n_steps; i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 		const char *name = get_str(s, "step") ?: "?";
-		char took[32];
 
-		format_usec(took, sizeof(took), get_int(s, "usec"));
-		fprintf(f, "%s%s: ok (%s)\n", prefix, name, took);
+		step_line(f, prefix, name, get_int(s, "usec"));
 		/* A step's messages were logged during it; both lists are in
 		 * the order things happened. */
 		while (m < n_messages &&

@@ -552,7 +552,8 @@ static int cmd_apply(Ctx *c, Args *a, int argc, char **argv)
 			return EXIT_FAILED;
 		}
 		if (c->verbose) {
-			output_trace(stderr, "mountctl: ", NULL, reply.parameters);
+			output_trace(stderr, "mountctl: ", NULL, reply.parameters,
+				     c->trace_streamed);
 			fprintf(stderr, "%s:%u: done\n", name, op->line);
 		} else
 			output_messages(stderr, "mountctl: ", reply.parameters, false);
@@ -649,7 +650,7 @@ static int cmd_format(Ctx *c, Args *a, int argc, char **argv)
 
 		output_trace(stdout, "",
 			     json_object_get_string(json_object_object_get(in, "error")),
-			     params ?: in);
+			     params ?: in, false);
 	} else
 		return EXIT_USAGE;
 	return r < 0 ? EXIT_FAILED : 0;

@@ -76,8 +76,13 @@ int output_watch_event(FILE *f, json_object *reply, bool json);
 void output_messages(FILE *f, const char *prefix, json_object *params, bool all);
 /* -v: the steps of a reply in order, "STEP: ok (TIME)", each followed by
  * the kernel's messages of that step, then (error names the reply's
- * error, MountFailed) "STEP: failed: ERRNO". */
-void output_trace(FILE *f, const char *prefix, const char *error, json_object *params);
+ * error, MountFailed) "STEP: failed: ERRNO".  steps_shown: they were
+ * streamed already (output_trace_line()); only the failure is left. */
+void output_trace(FILE *f, const char *prefix, const char *error, json_object *params,
+		  bool steps_shown);
+/* One line of a traceFd stream (see io.mountd.Mount.varlink), printed as
+ * output_trace() prints the same; line is modified. */
+void output_trace_line(FILE *f, const char *prefix, char *line);
 /* Print a JSON value, pretty, followed by a newline. */
 void output_json(FILE *f, json_object *o);
 
@@ -149,6 +154,8 @@ typedef struct Ctx {
 	size_t n_fds;
 
 	MountdClient *client;
+	/* -v: the last call's steps were streamed through its traceFd. */
+	bool trace_streamed;
 } Ctx;
 
 /* Every subcommand option lands here. */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -61,7 +62,81 @@ void mnt_log_done(MntLog *log)
 		free(log->messages[i].text);
 	free(log->messages);
 	free(log->steps);
+	mnt_log_trace_end(log);
 	*log = (MntLog){};
+}
+
+int mnt_log_trace(MntLog *log, int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+		int r = negative_errno();
+		safe_close(fd);
+		return r;
+	}
+	mnt_log_trace_end(log);
+	log->tracing = true;
+	log->trace_fd = fd;
+	return 0;
+}
+
+void mnt_log_trace_end(MntLog *log)
+{
+	if (log && log->tracing)
+		safe_close(log->trace_fd);
+	if (log) {
+		log->tracing = false;
+		log->trace_fd = -EBADF;
+	}
+}
+
+/* One trace line from fields, each made safe for the line format. */
+static void trace_line(MntLog *log, const char *const *fields, size_t n)
+{
+	char line[1024];
+	size_t len = 0;
+
+	if (!log || !log->tracing)
+		return;
+	for (size_t i = 0; i < n && len < sizeof(line) - 1; i++) {
+		if (i > 0)
+			line[len++] = '\t';
+		for (const char *p = fields[i]; *p && len < sizeof(line) - 1; p++)
+			line[len++] = *p == '\t' || *p == '\n' ? ' ' : *p;
+	}
+	line[len++] = '\n';
+	/* At most PIPE_BUF: the line arrives whole or not at all.  A reader
+	 * that fell behind (EAGAIN) or left (EPIPE) ends the trace. */
+	while (write(log->trace_fd, line, len) < 0)
+		if (errno != EINTR) {
+			mnt_log_trace_end(log);
+			return;
+		}
+}
+
+static int log_append_step(MntLog *log, const char *step, uint64_t usec)
+{
+	MntStep *s;
+
+	s = reallocarray(log->steps, log->n_steps + 1, sizeof(MntStep));
+	if (!s)
+		return -ENOMEM;
+	log->steps = s;
+	s = &log->steps[log->n_steps++];
+	*s = (MntStep){.usec = usec};
+	snprintf(s->name, sizeof(s->name), "%s", step);
+	return 0;
+}
+
+int mnt_log_merge_steps(MntLog *log, const MntStep *steps, size_t n)
+{
+	for (size_t i = 0; log && i < n; i++) {
+		int r = log_append_step(log, steps[i].name, steps[i].usec);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 void mnt_log_fail(MntLog *log, const char *step)
@@ -72,18 +147,13 @@ void mnt_log_fail(MntLog *log, const char *step)
 
 int mnt_log_step(MntLog *log, const char *step, uint64_t usec)
 {
-	MntStep *s;
+	char took[24];
 
 	if (!log)
 		return 0;
-	s = reallocarray(log->steps, log->n_steps + 1, sizeof(MntStep));
-	if (!s)
-		return -ENOMEM;
-	log->steps = s;
-	s = &log->steps[log->n_steps++];
-	*s = (MntStep){.usec = usec};
-	snprintf(s->name, sizeof(s->name), "%s", step);
-	return 0;
+	snprintf(took, sizeof(took), "%" PRIu64, usec);
+	trace_line(log, (const char *const[]){"step", step, took}, 3);
+	return log_append_step(log, step, usec);
 }
 
 uint64_t mnt_step_start(void)
@@ -122,6 +192,7 @@ int mnt_log_add(MntLog *log, const char *step, char level, const char *text)
 	if (!m->text)
 		return -ENOMEM;
 	log->n_messages++;
+	trace_line(log, (const char *const[]){"message", step, (char[]){level, 0}, text}, 4);
 	return 0;
 }
 

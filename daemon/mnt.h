@@ -42,7 +42,25 @@ typedef struct MntLog {
 	MntStep *steps; /* the steps that succeeded, in order */
 	size_t n_steps;
 	char failed_step[MNT_STEP_MAX]; /* "" unless a step failed */
+	bool tracing;			/* trace_fd is set (a zeroed log has none) */
+	int trace_fd;			/* owned; see mnt_log_trace() */
 } MntLog;
+
+/*
+ * The trace: each step and each message also goes to trace_fd the moment it
+ * is recorded, one line each, so that a client sees a request progress (and
+ * where it hangs) before the reply:
+ *	step<TAB>NAME<TAB>USEC
+ *	message<TAB>STEP<TAB>LEVEL<TAB>TEXT
+ * (tabs and newlines inside fields become spaces).  The fd is made
+ * non-blocking: a client that does not read loses lines, mountd never
+ * waits.  Takes fd.
+ */
+int mnt_log_trace(MntLog *log, int fd);
+/* Stop tracing and close the fd: the reader sees EOF. */
+void mnt_log_trace_end(MntLog *log);
+/* Append steps a worker took (and traced itself) without tracing them. */
+int mnt_log_merge_steps(MntLog *log, const MntStep *steps, size_t n);
 
 void mnt_log_done(MntLog *log);
 /* Record that step failed (first failure wins: it is the cause). */

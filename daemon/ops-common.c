@@ -429,15 +429,15 @@ int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 	ns_fd = ops_namespace_open(&place->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	r = worker_run(ns_fd, &mount_fd, 1, place_in_child, &args, &reply);
+	r = worker_run(ns_fd, &mount_fd, 1, place_in_child, &args, log, &reply);
 	return ops_worker_result(r, &reply, log);
 }
 
 int ops_worker_result(int r, WorkerReply *reply, MntLog *log)
 {
-	/* The child's steps join the trace, whether or not it failed. */
-	for (size_t i = 0; i < reply->n_steps; i++)
-		(void)mnt_log_step(log, reply->steps[i].name, reply->steps[i].usec);
+	/* The child's steps join the log (it traced them itself), whether
+	 * or not it failed. */
+	(void)mnt_log_merge_steps(log, reply->steps, reply->n_steps);
 	if (r < 0 || reply->error < 0) {
 		mnt_log_fail(log, reply->failed_step[0] ? reply->failed_step : "worker");
 		worker_reply_done(reply);

@@ -437,7 +437,7 @@ int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, resolve_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, NULL, 0, resolve_in_child, (void *)r, log, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

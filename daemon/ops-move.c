@@ -79,7 +79,7 @@ int ops_move(const OpsMoveRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, move_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, NULL, 0, move_in_child, (void *)r, log, &reply);
 	return ops_worker_result(k, &reply, log);
 }
 
@@ -124,6 +124,6 @@ int ops_unmount(const OpsUnmountRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, unmount_in_child, (void *)r, &reply);
+	k = worker_run(ns_fd, NULL, 0, unmount_in_child, (void *)r, log, &reply);
 	return ops_worker_result(k, &reply, log);
 }

@@ -556,8 +556,8 @@ static int reply_mount(VarlinkCall *call, OpsMountResult *res, const MntLog *log
 	return varlink_call_reply(call, TAKE_PTR(p));
 }
 
-/* The reply of a change without results of its own: its trace. */
-static int reply_trace(VarlinkCall *call, const MntLog *log, bool with_messages)
+/* The reply of a change without results of its own: its steps. */
+static int reply_steps(VarlinkCall *call, const MntLog *log, bool with_messages)
 {
 	json_object *p = json_object_new_object();
 
@@ -567,6 +567,26 @@ static int reply_trace(VarlinkCall *call, const MntLog *log, bool with_messages)
 		json_object_object_add(p, "messages", vm_messages_to_json(log));
 	json_object_object_add(p, "steps", vm_steps_to_json(log));
 	return varlink_call_reply(call, p);
+}
+
+/* Give log the request's trace fd (its index, or -1 for none): the steps
+ * and messages go there as they happen, and the fd is closed before the
+ * reply, so that the client's reader sees EOF first. */
+static int vm_trace_start(VarlinkCall *call, int index, MntLog *log)
+{
+	int fd, flags;
+
+	if (index < 0)
+		return 0;
+	fd = varlink_call_take_fd(call, (unsigned)index);
+	if (fd < 0)
+		return -EINVAL;
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+		safe_close(fd);
+		return -EINVAL;
+	}
+	return mnt_log_trace(log, fd);
 }
 
 /* ---- methods --------------------------------------------------------------- */
@@ -580,6 +600,7 @@ typedef struct CreateParams {
 	JAttributes attributes;
 	int propagation;
 	JPlacement placement;
+	int trace_fd;
 } CreateParams;
 
 static const JsonDispatch create_table[] = {
@@ -629,6 +650,11 @@ static const JsonDispatch create_table[] = {
 	 .offset = offsetof(CreateParams, placement),
 	 .flags = JSON_NULLABLE,
 	 .data = placement_table},
+	{.name = "traceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(CreateParams, trace_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -641,6 +667,7 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 			 void *userdata)
 {
 	_cleanup_(create_params_done) CreateParams p = {
+		.trace_fd = -1,
 		.image = {.fd = -1},
 		.attributes = JATTRIBUTES_NULL,
 		.propagation = -1,
@@ -683,7 +710,11 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 	r = vm_authorize(call, req.place.path ? &req.place.ns : NULL, req.fstype, req.attr.set);
 	if (r != 0)
 		return r < 0 ? r : 0;
+	r = vm_trace_start(call, p.trace_fd, &log);
+	if (r < 0)
+		return reply_invalid(call, r, "traceFd");
 	r = ops_create(&req, &res, &log);
+	mnt_log_trace_end(&log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
 	return reply_mount(call, &res, &log);
@@ -698,6 +729,7 @@ typedef struct BindParams {
 	JAttributes attributes;
 	int propagation;
 	JPlacement placement;
+	int trace_fd;
 } BindParams;
 
 static const JsonDispatch bind_table[] = {
@@ -746,6 +778,11 @@ static const JsonDispatch bind_table[] = {
 	 .offset = offsetof(BindParams, placement),
 	 .flags = JSON_NULLABLE,
 	 .data = placement_table},
+	{.name = "traceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(BindParams, trace_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -758,6 +795,7 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 		       void *userdata)
 {
 	_cleanup_(bind_params_done) BindParams p = {
+		.trace_fd = -1,
 		.source_ns = JNAMESPACE_NULL,
 		.source_fd = -1,
 		.recursive = -1,
@@ -814,7 +852,11 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 		r = vm_authorize(call, req.place.path ? &req.place.ns : NULL, NULL, req.attr.set);
 	if (r != 0)
 		return r < 0 ? r : 0;
+	r = vm_trace_start(call, p.trace_fd, &log);
+	if (r < 0)
+		return reply_invalid(call, r, "traceFd");
 	r = ops_bind(&req, &res, &log);
+	mnt_log_trace_end(&log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
 	return reply_mount(call, &res, &log);
@@ -824,6 +866,7 @@ typedef struct ReconfigureParams {
 	JNamespace ns;
 	char *path;
 	json_object *parameters;
+	int trace_fd;
 } ReconfigureParams;
 
 static const JsonDispatch reconfigure_table[] = {
@@ -844,6 +887,11 @@ static const JsonDispatch reconfigure_table[] = {
 	 .callback = dispatch_json_ref,
 	 .offset = offsetof(ReconfigureParams, parameters),
 	 .flags = JSON_MANDATORY},
+	{.name = "traceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(ReconfigureParams, trace_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -855,7 +903,8 @@ static void reconfigure_params_done(ReconfigureParams *p)
 static int method_reconfigure(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 			      void *userdata)
 {
-	_cleanup_(reconfigure_params_done) ReconfigureParams p = {.ns = JNAMESPACE_NULL};
+	_cleanup_(reconfigure_params_done)
+		ReconfigureParams p = {.trace_fd = -1, .ns = JNAMESPACE_NULL};
 	_cleanup_(ops_reconfigure_request_done) OpsReconfigureRequest req = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
@@ -880,10 +929,14 @@ static int method_reconfigure(VarlinkCall *call, json_object *parameters, Varlin
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
+	r = vm_trace_start(call, p.trace_fd, &log);
+	if (r < 0)
+		return reply_invalid(call, r, "traceFd");
 	r = ops_reconfigure(&req, &log);
+	mnt_log_trace_end(&log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return reply_trace(call, &log, true);
+	return reply_steps(call, &log, true);
 }
 
 typedef struct SetattrParams {
@@ -893,6 +946,7 @@ typedef struct SetattrParams {
 	JAttributes attributes;
 	int propagation;
 	int userns_fd;
+	int trace_fd;
 } SetattrParams;
 
 static const JsonDispatch setattr_table[] = {
@@ -930,6 +984,11 @@ static const JsonDispatch setattr_table[] = {
 	 .callback = json_dispatch_fd_index,
 	 .offset = offsetof(SetattrParams, userns_fd),
 	 .flags = JSON_NULLABLE},
+	{.name = "traceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(SetattrParams, trace_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -942,6 +1001,7 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 			  void *userdata)
 {
 	_cleanup_(setattr_params_done) SetattrParams p = {
+		.trace_fd = -1,
 		.ns = JNAMESPACE_NULL,
 		.attributes = JATTRIBUTES_NULL,
 		.propagation = -1,
@@ -974,10 +1034,14 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
+	r = vm_trace_start(call, p.trace_fd, &log);
+	if (r < 0)
+		return reply_invalid(call, r, "traceFd");
 	r = ops_setattr(&req, &log);
+	mnt_log_trace_end(&log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return reply_trace(call, &log, false);
+	return reply_steps(call, &log, false);
 }
 
 typedef struct MoveParams {
@@ -986,6 +1050,7 @@ typedef struct MoveParams {
 	char *to;
 	int create;
 	bool beneath;
+	int trace_fd;
 } MoveParams;
 
 static const JsonDispatch move_table[] = {
@@ -1018,6 +1083,11 @@ static const JsonDispatch move_table[] = {
 	 .callback = json_dispatch_boolean,
 	 .offset = offsetof(MoveParams, beneath),
 	 .flags = JSON_NULLABLE},
+	{.name = "traceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(MoveParams, trace_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -1029,7 +1099,8 @@ static void move_params_done(MoveParams *p)
 static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 		       void *userdata)
 {
-	_cleanup_(move_params_done) MoveParams p = {.ns = JNAMESPACE_NULL, .create = -1};
+	_cleanup_(move_params_done)
+		MoveParams p = {.trace_fd = -1, .ns = JNAMESPACE_NULL, .create = -1};
 	_cleanup_(ops_move_request_done) OpsMoveRequest req = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
@@ -1053,16 +1124,21 @@ static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
+	r = vm_trace_start(call, p.trace_fd, &log);
+	if (r < 0)
+		return reply_invalid(call, r, "traceFd");
 	r = ops_move(&req, &log);
+	mnt_log_trace_end(&log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return reply_trace(call, &log, false);
+	return reply_steps(call, &log, false);
 }
 
 typedef struct UnmountParams {
 	JNamespace ns;
 	char *path;
 	bool detach, force;
+	int trace_fd;
 } UnmountParams;
 
 static const JsonDispatch unmount_table[] = {
@@ -1088,6 +1164,11 @@ static const JsonDispatch unmount_table[] = {
 	 .callback = json_dispatch_boolean,
 	 .offset = offsetof(UnmountParams, force),
 	 .flags = JSON_NULLABLE},
+	{.name = "traceFd",
+	 .type = JSON_T_UNSIGNED,
+	 .callback = json_dispatch_fd_index,
+	 .offset = offsetof(UnmountParams, trace_fd),
+	 .flags = JSON_NULLABLE},
 	{},
 };
 
@@ -1099,7 +1180,7 @@ static void unmount_params_done(UnmountParams *p)
 static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
 			  void *userdata)
 {
-	_cleanup_(unmount_params_done) UnmountParams p = {.ns = JNAMESPACE_NULL};
+	_cleanup_(unmount_params_done) UnmountParams p = {.trace_fd = -1, .ns = JNAMESPACE_NULL};
 	_cleanup_(ops_unmount_request_done) OpsUnmountRequest req = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
@@ -1122,10 +1203,14 @@ static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
+	r = vm_trace_start(call, p.trace_fd, &log);
+	if (r < 0)
+		return reply_invalid(call, r, "traceFd");
 	r = ops_unmount(&req, &log);
+	mnt_log_trace_end(&log);
 	if (r < 0)
 		return reply_failure(call, r, &log);
-	return reply_trace(call, &log, false);
+	return reply_steps(call, &log, false);
 }
 
 typedef struct InfoParams {

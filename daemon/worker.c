@@ -113,8 +113,9 @@ static int close_all_but(int *keep, size_t n)
 static int child_run(int sock, int ns_fd, WorkerFn fn, void *userdata, WorkerReply *in, MntLog *log,
 		     WorkerReply *reply)
 {
-	int keep[WORKER_FDS_MAX + 1];
+	int keep[WORKER_FDS_MAX + 2];
 	_cleanup_close_ int root_fd = -EBADF;
+	size_t n_keep;
 	int r;
 
 	if (ns_fd >= 0) {
@@ -125,8 +126,11 @@ static int child_run(int sock, int ns_fd, WorkerFn fn, void *userdata, WorkerRep
 			return r;
 	}
 	memcpy(keep, in->fds, sizeof(int) * in->n_fds);
-	keep[in->n_fds] = sock;
-	r = close_all_but(keep, in->n_fds + 1);
+	n_keep = in->n_fds;
+	keep[n_keep++] = sock;
+	if (log->tracing)
+		keep[n_keep++] = log->trace_fd;
+	r = close_all_but(keep, n_keep);
 	if (r < 0) {
 		mnt_log_fail(log, "close_range");
 		return r;
@@ -142,10 +146,12 @@ static int child_run(int sock, int ns_fd, WorkerFn fn, void *userdata, WorkerRep
 	return r;
 }
 
-_Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata)
+_Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata, int trace_fd)
 {
 	WorkerReply reply = {}, in = {};
-	MntLog log = {};
+	/* The inherited trace fd: the child's steps are traced as they
+	 * happen, like the parent's. */
+	MntLog log = {.tracing = trace_fd >= 0, .trace_fd = trace_fd};
 	int r;
 
 	/* Die with the daemon rather than linger inside a namespace. */
@@ -165,7 +171,7 @@ _Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata)
 }
 
 int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
-	       WorkerReply *ret)
+	       const MntLog *log, WorkerReply *ret)
 {
 	_cleanup_close_ int parent_sock = -EBADF, child_sock = -EBADF;
 	WorkerReply in = {.n_fds = n_fds};
@@ -191,7 +197,8 @@ int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userd
 	}
 	if (pid == 0) {
 		parent_sock = safe_close(parent_sock);
-		child(child_sock, ns_fd, fn, userdata);
+		child(child_sock, ns_fd, fn, userdata,
+		      log && log->tracing ? log->trace_fd : -EBADF);
 	}
 	child_sock = safe_close(child_sock);
 

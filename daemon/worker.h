@@ -43,8 +43,9 @@ typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log
 			WorkerReply *reply);
 
 /* ns_fd: an nsfs mount namespace fd or a pidfd (setns() takes both).
+ * log: the request's, whose trace the child writes to as well (or NULL).
  * Returns 0 when the child ran fn (its own result is in ret->error), negative
  * errno when the worker itself failed (ret->failed_step says where: "fork",
  * "setns", ...).  ret is always initialised. */
 int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
-	       WorkerReply *ret);
+	       const MntLog *log, WorkerReply *ret);

@@ -157,6 +157,14 @@ inval "placement without path" path Create '{"fsType":"tmpfs","placement":{}}'
 inval "two names for one namespace" placement.namespace Create "{\"fsType\":\"tmpfs\",\"placement\":{\"path\":\"/x\",\"namespace\":{\"pid\":1,\"mntnsFd\":0}}}" --fd /proc/self/ns/mnt:ns
 inval "bind with both a path and an fd" sourceFd Bind '{"sourcePath":"/","sourceFd":0}' --fd /:path
 inval "setattr with nothing to do" attributes SetAttributes '{"path":"/"}'
+inval "traceFd index without an fd" traceFd Create '{"fsType":"tmpfs","traceFd":0}'
+inval "a read-only traceFd" traceFd Create '{"fsType":"tmpfs","traceFd":0}' --fd /etc/hostname:r
+: >"$work/trace"
+check "traceFd: Create writes its steps and messages there" bash -c "
+	$V --fd $work/trace:w io.mountd.Mount.Create '{\"fsType\":\"tmpfs\",\"parameters\":[{\"key\":\"size\",\"type\":\"string\",\"value\":\"64k\"}],\"traceFd\":0}' >/dev/null"
+check_output "  one line per step, in order, as the reply lists them" \
+	'^step	fsopen	[0-9]+ step	fsconfig:size	[0-9]+ step	fsconfig:CMD_CREATE	[0-9]+ step	fsmount	[0-9]+ $' \
+	bash -c "tr '\n' ' ' <$work/trace"
 inval "negative pid" pid Unmount '{"path":"/x","namespace":{"pid":-1}}'
 check "Watch without more is refused" bash -c "
 	! $V io.mountd.Mount.Watch '{}' >$work/nomore && jtest $work/nomore 'r[\"error\"] == \"org.varlink.service.ExpectedMore\"'"

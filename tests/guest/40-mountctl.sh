@@ -83,6 +83,8 @@ check_output "  ... shows each step as it succeeded, in order, with its time" \
 	'^fsopen:ok fsconfig:source:ok fsconfig:size:ok fsconfig:CMD_CREATE:ok fsmount:ok setns:ok create:target:ok resolve:target:ok move_mount:ok$' \
 	trace_of "$work/v"
 check_output "  ... a step's time" '^mountctl: fsmount: ok \([0-9.]+(us|ms|s)\)$' cat "$work/v"
+check "  ... as they happen: streamed through traceFd, so before the reply" bash -c \
+	"grep -q '\"traceFd\":' $work/v && awk '/: fsopen: ok/ { s = NR } /<- io.mountd.Mount.Create/ { r = NR } END { exit !(s && r && s < r) }' $work/v"
 mountctl -v mount -t tmpfs -o size=lots none /mnt/bad --mkdir 2>"$work/vbad"
 check "-v of a failing mount exits 1" test $? = 1
 check_output "  ... the steps, the kernel's message under its step, then the failed step" \

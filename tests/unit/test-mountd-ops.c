@@ -382,7 +382,7 @@ static void test_worker(void)
 	struct stat a, b;
 	int r;
 
-	r = worker_run(ns, NULL, 0, child_returns_fd, NULL, &reply);
+	r = worker_run(ns, NULL, 0, child_returns_fd, NULL, NULL, &reply);
 	ok(r == 0 && reply.error == 0 && reply.n_fds == 1, "worker sends an fd back");
 	ok(reply.value != (uint64_t)getpid() && reply.value > 0, "the work ran in another process");
 	ok(reply.n_fds == 1 && fstat(reply.fds[0], &a) == 0 && stat("/tmp", &b) == 0 &&
@@ -390,7 +390,7 @@ static void test_worker(void)
 	   "the fd refers to the child's /tmp");
 	worker_reply_done(&reply);
 
-	r = worker_run(ns, NULL, 0, child_fails, NULL, &reply);
+	r = worker_run(ns, NULL, 0, child_fails, NULL, NULL, &reply);
 	ok(r == 0 && reply.error == -EXDEV && streq(reply.failed_step, "move_mount") &&
 		   reply.n_fds == 0,
 	   "failure and its step come back from the worker");
@@ -406,7 +406,7 @@ static void test_worker(void)
 		mnt_log_done(&log);
 	}
 
-	r = worker_run(STDIN_FILENO, NULL, 0, child_returns_fd, NULL, &reply);
+	r = worker_run(STDIN_FILENO, NULL, 0, child_returns_fd, NULL, NULL, &reply);
 	ok(r == 0 && reply.error < 0 && streq(reply.failed_step, "setns"),
 	   "setns on a non-namespace fd reported as step setns");
 
@@ -415,7 +415,7 @@ static void test_worker(void)
 		_cleanup_close_ int other = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		struct stat st;
 
-		r = worker_run(ns, &dir, 1, child_checks_fds, &other, &reply);
+		r = worker_run(ns, &dir, 1, child_checks_fds, &other, NULL, &reply);
 		ok(r == 0 && reply.error == 0 && fstat(dir, &st) == 0 && reply.value == st.st_ino,
 		   "the request's fd reaches the child over the socket, and nothing else it "
 		   "inherited stays open there");
@@ -491,6 +491,60 @@ static void test_mount_layer(void)
 	mnt_log_done(&log);
 }
 
+/* What the read end of a trace pipe holds right now ("" when empty). */
+static const char *trace_read(int fd)
+{
+	static char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+static void test_trace(void)
+{
+	_cleanup_close_ int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int rfd = -EBADF, writer = -EBADF;
+	MntLog log = {};
+	WorkerReply reply;
+	int p[2], k;
+
+	ok(pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0, "trace pipe");
+	rfd = p[0];
+	writer = dup(p[1]); /* the same pipe, to fill it below */
+	ok(mnt_log_trace(&log, p[1]) == 0 && log.tracing, "the log takes the trace fd");
+	mnt_log_step(&log, "fsopen", 12);
+	ok(streq(trace_read(rfd), "step\tfsopen\t12\n"),
+	   "a step is on the pipe the moment it is recorded");
+	mnt_log_add(&log, "fsconfig:a\tb", 'e', "bad\nvalue");
+	ok(streq(trace_read(rfd), "message\tfsconfig:a b\te\tbad value\n"),
+	   "so is a message, tabs and newlines in fields made spaces");
+
+	k = worker_run(ns, NULL, 0, child_fails, NULL, &log, &reply);
+	{
+		const char *t = trace_read(rfd);
+
+		ok(strncmp(t, "step\tsetns\t", 11) == 0 &&
+			   strstr(t, "\nstep\tresolve:target\t7\n") &&
+			   strlen(strstr(t, "\nstep\tresolve:target")) == 23,
+		   "a worker traces its steps itself, through the inherited fd");
+	}
+	(void)ops_worker_result(k, &reply, &log);
+	ok(streq(trace_read(rfd), "") && log.n_steps == 3,
+	   "merging the worker's steps into the log does not trace them twice");
+
+	/* A reader that does not keep up never blocks mountd. */
+	while (write(writer, "xxxxxxxxxxxxxxxx", 16) > 0)
+		;
+	mnt_log_step(&log, "fsmount", 1);
+	ok(!log.tracing, "a full pipe ends the trace instead of blocking");
+	writer = safe_close(writer);
+	while (read(rfd, (char[4096]){}, 4096) > 0)
+		;
+	ok(read(rfd, (char[1]){}, 1) == 0, "and the reader sees EOF");
+	mnt_log_done(&log);
+}
+
 int main(void)
 {
 	test_keys();
@@ -500,6 +554,7 @@ int main(void)
 	test_other_validate();
 	test_json_params();
 	test_worker();
+	test_trace();
 	test_mount_layer();
 	printf("1..%d\n", n_tests);
 	return n_failed ? 1 : 0;
