@@ -89,6 +89,24 @@ mountctl -v mount -t tmpfs -o size=lots none /mnt/bad --mkdir 2>"$work/vbad"
 check "-v of a failing mount exits 1" test $? = 1
 check_output "  ... the steps, the kernel's message under its step, then the failed step" \
 	'^fsopen:ok fsconfig:source:ok fsconfig:size:error fsconfig:size:failed$' trace_of "$work/vbad"
+# A request that hangs: its placement is inside a FUSE mount whose /dev/fuse
+# nobody serves, so the lookup waits.  -v shows the steps it got past while
+# it waits; closing the FUSE fd aborts the connection and ends it.
+mkdir -p /mnt/stall
+exec 7<>/dev/fuse
+mount -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 stall /mnt/stall
+mountctl -v mount -t tmpfs none /mnt/stall/x 2>"$work/stall" 7>&- &
+stalled=$!
+for _ in $(seq 100); do grep -q '^mountctl: setns: ok' "$work/stall" && break; sleep 0.1; done
+check_output "-v of a request that hangs shows the steps it got past, as they happen" \
+	'^fsopen:ok fsconfig:source:ok fsconfig:CMD_CREATE:ok fsmount:ok setns:ok$' trace_of "$work/stall"
+check "  ... while it still runs" kill -0 $stalled
+check_fails "  ... before any reply" grep -q '<- io.mountd.Mount.Create' "$work/stall"
+exec 7>&-
+wait $stalled
+check "  ... and fails once the FUSE connection is gone" test $? = 1
+check_output "  ... at the step that hung" '^mountctl: resolve:target: failed: ENOTCONN$' cat "$work/stall"
+umount -l /mnt/stall
 check "-v umount" bash -c "mountctl -v umount /mnt/v 2>$work/v"
 check_output "  ... shows the unmount's steps" '^setns:ok resolve:path:ok umount:ok$' trace_of "$work/v"
 check "mount -o ro makes the mount read-only" mountctl mount -t tmpfs -o ro none /mnt/ro --mkdir
