@@ -60,6 +60,8 @@
 
 #include "authorize.h"
 #include "bus.h"
+#include "change.h"
+#include "job.h"
 #include "ops-names.h"
 #include "ops.h"
 #include "util.h"
@@ -650,17 +652,6 @@ static int append_steps(sd_bus_message *reply, const MntLog *log)
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
-/* A change without results of its own answers with its steps. */
-static int reply_steps(sd_bus_message *m, const MntLog *log)
-{
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	int r;
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = append_steps(reply, log);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
-}
 
 /* The detached mount as "ah": empty when it was placed. */
 static int append_mount_fd(sd_bus_message *reply, int fd)
@@ -708,6 +699,101 @@ static void touch(BusFront *b)
 	b->last_activity = now_usec();
 }
 
+/* ---- changes run as jobs, off the event loop (job.c, change.c) ------------- */
+
+typedef struct BusJob {
+	BusFront *front;
+	sd_bus_message *m; /* holds the request's fds */
+	int caller_pidfd;  /* owned: the request may name the caller's namespace by it */
+	Change change;
+} BusJob;
+
+static void bus_job_free(BusJob *j)
+{
+	change_done(&j->change);
+	safe_close(j->caller_pidfd);
+	sd_bus_message_unref(j->m);
+	free(j);
+}
+
+static void bus_job_run(void *userdata)
+{
+	BusJob *j = userdata;
+
+	change_run(&j->change);
+}
+
+/* The reply of a change: (t mountId, ah fd) for Create and Bind, then
+ * (s fsType, s loopDevice) for Create, the messages for Create and
+ * Reconfigure, the steps for all. */
+static int reply_change(sd_bus_message *m, const Change *c)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	bool mount = c->kind == CHANGE_CREATE || c->kind == CHANGE_BIND;
+	int r;
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0 && mount)
+		r = sd_bus_message_append(reply, "t", c->res.mount_id);
+	if (r >= 0 && mount)
+		r = append_mount_fd(reply, c->res.mount_fd);
+	if (r >= 0 && c->kind == CHANGE_CREATE)
+		r = sd_bus_message_append(reply, "ss", c->res.fstype ?: "",
+					  c->res.loop_device ?: "");
+	if (r >= 0 && (c->kind == CHANGE_CREATE || c->kind == CHANGE_RECONFIGURE))
+		r = append_messages(reply, &c->log);
+	if (r >= 0)
+		r = append_steps(reply, &c->log);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static void bus_job_done(void *userdata)
+{
+	BusJob *j = userdata;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	touch(j->front);
+	if (j->change.r < 0) {
+		BusCall c = BUS_CALL_INIT(j->m, &e);
+
+		(void)fail_operation(&c, j->change.r, &j->change.log);
+		r = sd_bus_reply_method_error(j->m, &e);
+	} else
+		r = reply_change(j->m, &j->change);
+	if (r < 0)
+		(void)sd_bus_reply_method_errno(j->m, r, NULL);
+	sd_bus_error_free(&e);
+	bus_job_free(j);
+}
+
+/* Run a change and answer when it is done; req and log move into the job
+ * (see change_init()), and so does the caller's pidfd, which the request
+ * may name. */
+static int bus_start(BusCall *c, BusFront *b, ChangeKind kind, void *req, size_t size, MntLog *log)
+{
+	BusJob *j;
+	int r;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	r = change_init(&j->change, kind, req, size, log);
+	if (r < 0) {
+		free(j);
+		return r;
+	}
+	j->front = b;
+	j->m = sd_bus_message_ref(c->m);
+	j->caller_pidfd = TAKE_FD(c->caller_pidfd);
+	r = job_submit(sd_bus_get_event(b->bus), bus_job_run, bus_job_done, j);
+	if (r < 0) {
+		bus_job_free(j);
+		return r;
+	}
+	return 1;
+}
+
 /* ---- methods ------------------------------------------------------------------- */
 
 static const BusField create_fields[] = {
@@ -727,9 +813,7 @@ static int method_create(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		.image.fd = -EBADF,
 		.place.ns = OPS_NAMESPACE_NULL,
 	};
-	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
 	_cleanup_(mnt_log_done) MntLog log = {};
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const char *fstype, *field = NULL;
 	int r;
 
@@ -754,22 +838,7 @@ static int method_create(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, req.fstype, req.attr.set);
 	if (r < 0)
 		return r;
-	r = ops_create(&req, &res, &log);
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "t", res.mount_id);
-	if (r >= 0)
-		r = append_mount_fd(reply, res.mount_fd);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "ss", res.fstype ?: "", res.loop_device ?: "");
-	if (r >= 0)
-		r = append_messages(reply, &log);
-	if (r >= 0)
-		r = append_steps(reply, &log);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+	return bus_start(&c, userdata, CHANGE_CREATE, &req, sizeof(req), &log);
 }
 
 static const BusField bind_fields[] = {
@@ -793,9 +862,7 @@ static int method_bind(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		.userns_fd = -EBADF,
 		.place.ns = OPS_NAMESPACE_NULL,
 	};
-	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
 	_cleanup_(mnt_log_done) MntLog log = {};
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const char *source, *field = NULL;
 	int r;
 
@@ -823,18 +890,7 @@ static int method_bind(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, NULL, req.attr.set);
 	if (r < 0)
 		return r;
-	r = ops_bind(&req, &res, &log);
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "t", res.mount_id);
-	if (r >= 0)
-		r = append_mount_fd(reply, res.mount_fd);
-	if (r >= 0)
-		r = append_steps(reply, &log);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+	return bus_start(&c, userdata, CHANGE_BIND, &req, sizeof(req), &log);
 }
 
 /* For methods whose only option is the namespace: decoded straight into an
@@ -855,7 +911,6 @@ static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *e
 		.ns = OPS_NAMESPACE_NULL,
 	};
 	_cleanup_(mnt_log_done) MntLog log = {};
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const char *path, *field = NULL;
 	int r;
 
@@ -879,16 +934,7 @@ static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *e
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	r = ops_reconfigure(&req, &log);
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = append_messages(reply, &log);
-	if (r >= 0)
-		r = append_steps(reply, &log);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+	return bus_start(&c, userdata, CHANGE_RECONFIGURE, &req, sizeof(req), &log);
 }
 
 static const BusField setattr_fields[] = {
@@ -929,10 +975,7 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	r = ops_setattr(&req, &log);
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-	return reply_steps(m, &log);
+	return bus_start(&c, userdata, CHANGE_SETATTR, &req, sizeof(req), &log);
 }
 
 static const BusField move_fields[] = {
@@ -969,10 +1012,7 @@ static int method_move(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	r = ops_move(&req, &log);
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-	return reply_steps(m, &log);
+	return bus_start(&c, userdata, CHANGE_MOVE, &req, sizeof(req), &log);
 }
 
 static const BusField unmount_fields[] = {
@@ -1008,10 +1048,7 @@ static int method_unmount(sd_bus_message *m, void *userdata, sd_bus_error *error
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	r = ops_unmount(&req, &log);
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-	return reply_steps(m, &log);
+	return bus_start(&c, userdata, CHANGE_UNMOUNT, &req, sizeof(req), &log);
 }
 
 static const BusField info_fields[] = {

@@ -18,6 +18,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus.h"
+#include "job.h"
 #include "util.h"
 #include "authorize.h"
 #include "varlink-mount.h"
@@ -38,9 +39,16 @@ typedef struct Daemon {
 
 static void maybe_exit(Daemon *d)
 {
+	/* A job whose client went away still finishes: half a change is
+	 * worse than one nobody hears about. */
 	if (d->stopping && varlink_server_n_connections(d->server) == 0 &&
-	    bus_front_is_drained(d->bus))
+	    bus_front_is_drained(d->bus) && job_pending() == 0)
 		(void)sd_event_exit(d->event, 0);
+}
+
+static void on_jobs_done(void *userdata)
+{
+	maybe_exit(userdata);
 }
 
 static void on_bus_drained(BusFront *b, void *userdata)
@@ -73,9 +81,11 @@ static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	uint64_t since = varlink_server_idle_since(d->server);
 
 	(void)s;
-	/* Bus calls are answered synchronously; only their time counts. */
 	if (since > 0)
 		since = MAX(since, bus_front_last_activity(d->bus));
+	/* A running change is activity, whoever waits for it. */
+	if (job_pending() > 0)
+		since = usec;
 	if (since > 0 && usec >= since + d->idle_usec) {
 		/* Idle for the whole period: leave; systemd keeps the socket. */
 		d->stopping = true;
@@ -165,6 +175,7 @@ int main(int argc, char **argv)
 		r = varlink_mount_register(d.server);
 	if (r >= 0)
 		r = varlink_server_set_idle_callback(d.server, on_server_idle, &d);
+	job_set_idle_callback(on_jobs_done, &d);
 	if (r < 0) {
 		fprintf(stderr, "mountd: varlink: %s\n", strerror(-r));
 		return 1;

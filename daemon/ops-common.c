@@ -30,7 +30,7 @@
 
 /* Field names built at run time ("parameters[3].key") live here until the
  * next validation; the daemon is single-threaded. */
-static char field_buf[96];
+static _Thread_local char field_buf[96];
 
 const char *ops_field(const char *fmt, ...)
 {

@@ -18,6 +18,8 @@
 #include "json-dispatch.h"
 #include "util.h"
 #include "authorize.h"
+#include "change.h"
+#include "job.h"
 #include "ops-names.h"
 #include "varlink-mount.h"
 #include "watch.h"
@@ -589,6 +591,72 @@ static int vm_trace_start(VarlinkCall *call, int index, MntLog *log)
 	return mnt_log_trace(log, fd);
 }
 
+/* ---- changes run as jobs, off the event loop (job.c, change.c) ------------- */
+
+typedef struct VmJob {
+	VarlinkCall *call; /* holds the request's fds */
+	Change change;
+} VmJob;
+
+static void vm_job_free(VmJob *j)
+{
+	change_done(&j->change);
+	varlink_call_unref(j->call);
+	free(j);
+}
+
+static void vm_job_run(void *userdata)
+{
+	VmJob *j = userdata;
+
+	change_run(&j->change);
+}
+
+static void vm_job_done(void *userdata)
+{
+	VmJob *j = userdata;
+	Change *c = &j->change;
+	int r;
+
+	if (c->r < 0)
+		r = reply_failure(j->call, c->r, &c->log);
+	else if (c->kind == CHANGE_CREATE || c->kind == CHANGE_BIND)
+		r = reply_mount(j->call, &c->res, &c->log);
+	else
+		r = reply_steps(j->call, &c->log, c->kind == CHANGE_RECONFIGURE);
+	if (r < 0 && !varlink_call_is_answered(j->call))
+		(void)varlink_call_error_errno(j->call, r);
+	vm_job_free(j);
+}
+
+/* Run a change and answer when it is done; req and log move into the job
+ * (see change_init()). */
+static int vm_start(VarlinkCall *call, ChangeKind kind, void *req, size_t size, MntLog *log)
+{
+	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
+	VmJob *j;
+	int r;
+
+	r = sd_event_default(&event);
+	if (r < 0)
+		return r;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	r = change_init(&j->change, kind, req, size, log);
+	if (r < 0) {
+		free(j);
+		return r;
+	}
+	j->call = varlink_call_ref(call);
+	r = job_submit(event, vm_job_run, vm_job_done, j);
+	if (r < 0) {
+		vm_job_free(j);
+		return r;
+	}
+	return 0;
+}
+
 /* ---- methods --------------------------------------------------------------- */
 
 typedef struct CreateParams {
@@ -674,7 +742,6 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 		.placement = JPLACEMENT_NULL,
 	};
 	_cleanup_(ops_create_request_done) OpsCreateRequest req = {.image.fd = -EBADF};
-	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
 	int r;
@@ -713,11 +780,7 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	r = ops_create(&req, &res, &log);
-	mnt_log_trace_end(&log);
-	if (r < 0)
-		return reply_failure(call, r, &log);
-	return reply_mount(call, &res, &log);
+	return vm_start(call, CHANGE_CREATE, &req, sizeof(req), &log);
 }
 
 typedef struct BindParams {
@@ -808,7 +871,6 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 		.source_fd = -EBADF,
 		.userns_fd = -EBADF,
 	};
-	_cleanup_(ops_mount_result_done) OpsMountResult res = {.mount_fd = -EBADF};
 	_cleanup_(mnt_log_done) MntLog log = {};
 	const char *field = NULL;
 	int r;
@@ -855,11 +917,7 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	r = ops_bind(&req, &res, &log);
-	mnt_log_trace_end(&log);
-	if (r < 0)
-		return reply_failure(call, r, &log);
-	return reply_mount(call, &res, &log);
+	return vm_start(call, CHANGE_BIND, &req, sizeof(req), &log);
 }
 
 typedef struct ReconfigureParams {
@@ -932,11 +990,7 @@ static int method_reconfigure(VarlinkCall *call, json_object *parameters, Varlin
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	r = ops_reconfigure(&req, &log);
-	mnt_log_trace_end(&log);
-	if (r < 0)
-		return reply_failure(call, r, &log);
-	return reply_steps(call, &log, true);
+	return vm_start(call, CHANGE_RECONFIGURE, &req, sizeof(req), &log);
 }
 
 typedef struct SetattrParams {
@@ -1037,11 +1091,7 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	r = ops_setattr(&req, &log);
-	mnt_log_trace_end(&log);
-	if (r < 0)
-		return reply_failure(call, r, &log);
-	return reply_steps(call, &log, false);
+	return vm_start(call, CHANGE_SETATTR, &req, sizeof(req), &log);
 }
 
 typedef struct MoveParams {
@@ -1127,11 +1177,7 @@ static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	r = ops_move(&req, &log);
-	mnt_log_trace_end(&log);
-	if (r < 0)
-		return reply_failure(call, r, &log);
-	return reply_steps(call, &log, false);
+	return vm_start(call, CHANGE_MOVE, &req, sizeof(req), &log);
 }
 
 typedef struct UnmountParams {
@@ -1206,11 +1252,7 @@ static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	r = ops_unmount(&req, &log);
-	mnt_log_trace_end(&log);
-	if (r < 0)
-		return reply_failure(call, r, &log);
-	return reply_steps(call, &log, false);
+	return vm_start(call, CHANGE_UNMOUNT, &req, sizeof(req), &log);
 }
 
 typedef struct InfoParams {

@@ -102,11 +102,14 @@ check_output "-v of a request that hangs shows the steps it got past, as they ha
 	'^fsopen:ok fsconfig:source:ok fsconfig:CMD_CREATE:ok fsmount:ok setns:ok$' trace_of "$work/stall"
 check "  ... while it still runs" kill -0 $stalled
 check_fails "  ... before any reply" grep -q '<- io.mountd.Mount.Create' "$work/stall"
+check "  ... while other clients are served meanwhile (list, a mount)" bash -c \
+	"timeout 10 mountctl list >/dev/null 7>&- && timeout 10 mountctl mount -t tmpfs none /mnt/meanwhile --mkdir 7>&-"
+check "  ... and the request still hangs" kill -0 $stalled
 exec 7>&-
 wait $stalled
 check "  ... and fails once the FUSE connection is gone" test $? = 1
 check_output "  ... at the step that hung" '^mountctl: resolve:target: failed: ENOTCONN$' cat "$work/stall"
-umount -l /mnt/stall
+umount -l /mnt/stall /mnt/meanwhile
 check "-v umount" bash -c "mountctl -v umount /mnt/v 2>$work/v"
 check_output "  ... shows the unmount's steps" '^setns:ok resolve:path:ok umount:ok$' trace_of "$work/v"
 check "mount -o ro makes the mount read-only" mountctl mount -t tmpfs -o ro none /mnt/ro --mkdir

@@ -128,6 +128,26 @@ check "gdbus: Unmount" $G.Unmount /tmp/dbus-g '{}'
 check_output "  gone" "^0$" count_mounts 1 /tmp/dbus-g
 rmdir /tmp/dbus-g
 
+# ---- a change that hangs does not hold up the others (they run as jobs)
+mkdir -p /tmp/dbus-stall
+exec 7<>/dev/fuse
+mount -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 stall /tmp/dbus-stall
+$BUSCALL Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 1 path s /tmp/dbus-stall/x \
+	>"$work/stalled" 2>&1 7>&- &
+stalled=$!
+sleep 1
+check "while a Create hangs (in a FUSE mount nobody serves), List is answered" \
+	bash -c "timeout 10 $BUSCALL List 'a{sv}' 0 >/dev/null 7>&-"
+check "  ... and so is another Create" bash -c \
+	"timeout 10 $BUSCALL Create 'sa(ssv)a{sv}' tmpfs 0 0 >/dev/null 7>&-"
+check "  ... while the first still waits" kill -0 $stalled
+exec 7>&-
+wait $stalled
+check_output "  ... which fails once the FUSE connection is gone" \
+	"Call failed: resolve:target: ENOTCONN" cat "$work/stalled"
+umount -l /tmp/dbus-stall
+rmdir /tmp/dbus-stall
+
 # ---- the bus policy lets everybody call; authorization is mountd's
 check "user nobody can reach the daemon (Info)" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups $BUSCALL Info 'sa{sv}' / 0

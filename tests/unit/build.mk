@@ -19,3 +19,8 @@ UNIT_TESTS += $(B)/tests/unit/test-mountd-ops
 $(B)/tests/unit/test-mountd-ops: $(B)/tests/unit/test-mountd-ops.o $(B)/daemon/varlink-mount.o \
 		$(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(DAEMON_LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# the thread pool that runs changes off the event loop
+UNIT_TESTS += $(B)/tests/unit/test-job
+$(B)/tests/unit/test-job: $(B)/tests/unit/test-job.o $(B)/daemon/job.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -18,28 +18,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tap.h"
 #include "mnt.h"
 #include "ops-internal.h"
 #include "ops.h"
 #include "util.h"
 #include "varlink-mount.h"
 #include "worker.h"
-
-static int n_tests, n_failed;
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	if (!cond)
-		n_failed++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* The adapter's IDL symbol, linked from the generated object in the daemon;
  * the test links varlink-mount.o, so provide the text it refers to. */
@@ -556,6 +541,5 @@ int main(void)
 	test_worker();
 	test_trace();
 	test_mount_layer();
-	printf("1..%d\n", n_tests);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }
