@@ -60,7 +60,7 @@
 
 #include "authorize.h"
 #include "bus.h"
-#include "change.h"
+#include "ops-call.h"
 #include "job.h"
 #include "ops-names.h"
 #include "ops.h"
@@ -652,7 +652,6 @@ static int append_steps(sd_bus_message *reply, const MntLog *log)
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
-
 /* The detached mount as "ah": empty when it was placed. */
 static int append_mount_fd(sd_bus_message *reply, int fd)
 {
@@ -699,18 +698,18 @@ static void touch(BusFront *b)
 	b->last_activity = now_usec();
 }
 
-/* ---- changes run as jobs, off the event loop (job.c, change.c) ------------- */
+/* ---- operations run as jobs, off the event loop (job.c, ops-call.c) -------- */
 
 typedef struct BusJob {
 	BusFront *front;
 	sd_bus_message *m; /* holds the request's fds */
 	int caller_pidfd;  /* owned: the request may name the caller's namespace by it */
-	Change change;
+	OpsCall op;
 } BusJob;
 
 static void bus_job_free(BusJob *j)
 {
-	change_done(&j->change);
+	ops_call_done(&j->op);
 	safe_close(j->caller_pidfd);
 	sd_bus_message_unref(j->m);
 	free(j);
@@ -720,16 +719,16 @@ static void bus_job_run(void *userdata)
 {
 	BusJob *j = userdata;
 
-	change_run(&j->change);
+	ops_call_run(&j->op);
 }
 
 /* The reply of a change: (t mountId, ah fd) for Create and Bind, then
  * (s fsType, s loopDevice) for Create, the messages for Create and
  * Reconfigure, the steps for all. */
-static int reply_change(sd_bus_message *m, const Change *c)
+static int reply_change(sd_bus_message *m, const OpsCall *c)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	bool mount = c->kind == CHANGE_CREATE || c->kind == CHANGE_BIND;
+	bool mount = c->kind == OPS_CALL_CREATE || c->kind == OPS_CALL_BIND;
 	int r;
 
 	r = sd_bus_message_new_method_return(m, &reply);
@@ -737,13 +736,33 @@ static int reply_change(sd_bus_message *m, const Change *c)
 		r = sd_bus_message_append(reply, "t", c->res.mount_id);
 	if (r >= 0 && mount)
 		r = append_mount_fd(reply, c->res.mount_fd);
-	if (r >= 0 && c->kind == CHANGE_CREATE)
+	if (r >= 0 && c->kind == OPS_CALL_CREATE)
 		r = sd_bus_message_append(reply, "ss", c->res.fstype ?: "",
 					  c->res.loop_device ?: "");
-	if (r >= 0 && (c->kind == CHANGE_CREATE || c->kind == CHANGE_RECONFIGURE))
+	if (r >= 0 && (c->kind == OPS_CALL_CREATE || c->kind == OPS_CALL_RECONFIGURE))
 		r = append_messages(reply, &c->log);
 	if (r >= 0)
 		r = append_steps(reply, &c->log);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int append_info_value(sd_bus_message *reply, const OpsValue *v);
+
+static int reply_info(sd_bus_message *m, const OpsCall *c)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "ss", ops_info_source_to_string(c->info.source),
+					  c->info.attribute);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(sv)");
+	for (size_t i = 0; r >= 0 && i < c->info.n_values; i++)
+		r = append_info_value(reply, &c->info.values[i]);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
 	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
@@ -754,13 +773,20 @@ static void bus_job_done(void *userdata)
 	int r;
 
 	touch(j->front);
-	if (j->change.r < 0) {
+	if (j->op.kind == OPS_CALL_INFO && (j->op.r == -ENOSYS || j->op.r == -EOPNOTSUPP)) {
+		(void)sd_bus_error_setf(&e, BUS_ERROR_NOT_SUPPORTED,
+					"fsinfo attribute not available: %s",
+					((const OpsInfoRequest *)j->op.req)->attribute ?: "statfs");
+		r = sd_bus_reply_method_error(j->m, &e);
+	} else if (j->op.r < 0) {
 		BusCall c = BUS_CALL_INIT(j->m, &e);
 
-		(void)fail_operation(&c, j->change.r, &j->change.log);
+		(void)fail_operation(&c, j->op.r, &j->op.log);
 		r = sd_bus_reply_method_error(j->m, &e);
-	} else
-		r = reply_change(j->m, &j->change);
+	} else if (j->op.kind == OPS_CALL_INFO)
+		r = reply_info(j->m, &j->op);
+	else
+		r = reply_change(j->m, &j->op);
 	if (r < 0)
 		(void)sd_bus_reply_method_errno(j->m, r, NULL);
 	sd_bus_error_free(&e);
@@ -768,9 +794,9 @@ static void bus_job_done(void *userdata)
 }
 
 /* Run a change and answer when it is done; req and log move into the job
- * (see change_init()), and so does the caller's pidfd, which the request
+ * (see ops_call_init()), and so does the caller's pidfd, which the request
  * may name. */
-static int bus_start(BusCall *c, BusFront *b, ChangeKind kind, void *req, size_t size, MntLog *log)
+static int bus_start(BusCall *c, BusFront *b, OpsCallKind kind, void *req, size_t size, MntLog *log)
 {
 	BusJob *j;
 	int r;
@@ -778,7 +804,7 @@ static int bus_start(BusCall *c, BusFront *b, ChangeKind kind, void *req, size_t
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	r = change_init(&j->change, kind, req, size, log);
+	r = ops_call_init(&j->op, kind, req, size, log);
 	if (r < 0) {
 		free(j);
 		return r;
@@ -838,7 +864,7 @@ static int method_create(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, req.fstype, req.attr.set);
 	if (r < 0)
 		return r;
-	return bus_start(&c, userdata, CHANGE_CREATE, &req, sizeof(req), &log);
+	return bus_start(&c, userdata, OPS_CALL_CREATE, &req, sizeof(req), &log);
 }
 
 static const BusField bind_fields[] = {
@@ -890,7 +916,7 @@ static int method_bind(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, NULL, req.attr.set);
 	if (r < 0)
 		return r;
-	return bus_start(&c, userdata, CHANGE_BIND, &req, sizeof(req), &log);
+	return bus_start(&c, userdata, OPS_CALL_BIND, &req, sizeof(req), &log);
 }
 
 /* For methods whose only option is the namespace: decoded straight into an
@@ -934,7 +960,7 @@ static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *e
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	return bus_start(&c, userdata, CHANGE_RECONFIGURE, &req, sizeof(req), &log);
+	return bus_start(&c, userdata, OPS_CALL_RECONFIGURE, &req, sizeof(req), &log);
 }
 
 static const BusField setattr_fields[] = {
@@ -975,7 +1001,7 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	return bus_start(&c, userdata, CHANGE_SETATTR, &req, sizeof(req), &log);
+	return bus_start(&c, userdata, OPS_CALL_SETATTR, &req, sizeof(req), &log);
 }
 
 static const BusField move_fields[] = {
@@ -1012,7 +1038,7 @@ static int method_move(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	return bus_start(&c, userdata, CHANGE_MOVE, &req, sizeof(req), &log);
+	return bus_start(&c, userdata, OPS_CALL_MOVE, &req, sizeof(req), &log);
 }
 
 static const BusField unmount_fields[] = {
@@ -1048,7 +1074,7 @@ static int method_unmount(sd_bus_message *m, void *userdata, sd_bus_error *error
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	return bus_start(&c, userdata, CHANGE_UNMOUNT, &req, sizeof(req), &log);
+	return bus_start(&c, userdata, OPS_CALL_UNMOUNT, &req, sizeof(req), &log);
 }
 
 static const BusField info_fields[] = {
@@ -1079,9 +1105,7 @@ static int method_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
 	_cleanup_(ops_info_request_done) OpsInfoRequest req = {.ns = OPS_NAMESPACE_NULL};
-	_cleanup_(ops_info_result_done) OpsInfoResult res = {};
 	_cleanup_(mnt_log_done) MntLog log = {};
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const char *path, *field = NULL;
 	int r;
 
@@ -1103,25 +1127,7 @@ static int method_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = bus_authorize(&c, &req.ns, NULL, 0);
 	if (r < 0)
 		return r;
-	r = ops_info(&req, &res, &log);
-	if (r == -ENOSYS || r == -EOPNOTSUPP)
-		return sd_bus_error_setf(error, BUS_ERROR_NOT_SUPPORTED,
-					 "fsinfo attribute not available: %s",
-					 req.attribute ?: "statfs");
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "ss", ops_info_source_to_string(res.source),
-					  res.attribute);
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(sv)");
-	for (size_t i = 0; r >= 0 && i < res.n_values; i++)
-		r = append_info_value(reply, &res.values[i]);
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+	return bus_start(&c, userdata, OPS_CALL_INFO, &req, sizeof(req), &log);
 }
 
 static int method_list(sd_bus_message *m, void *userdata, sd_bus_error *error)

@@ -24,7 +24,7 @@ struct Job {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
 static Job *queue_head, *queue_tail, *finished_head, *finished_tail;
-static unsigned n_threads, n_idle;
+static unsigned n_threads, n_idle, n_queued;
 
 static int wake_fd = -EBADF; /* eventfd: finished jobs are waiting */
 static sd_event_source *wake_source;
@@ -63,6 +63,7 @@ static void *thread_main(void *arg)
 		queue_head = j->next;
 		if (!queue_head)
 			queue_tail = NULL;
+		n_queued--;
 		pthread_mutex_unlock(&lock);
 
 		j->run(j->userdata);
@@ -123,7 +124,10 @@ int job_submit(sd_event *event, JobRunFn run, JobDoneFn done, void *userdata)
 	*j = (Job){.run = run, .done = done, .userdata = userdata};
 
 	pthread_mutex_lock(&lock);
-	start_thread = n_idle == 0 && n_threads < JOB_THREADS_MAX;
+	/* Each queued job needs an idle thread of its own: an idle thread
+	 * that was signalled but has not woken yet is spoken for, and a job
+	 * behind a hung one would wait for ever. */
+	start_thread = n_queued + 1 > n_idle && n_threads < JOB_THREADS_MAX;
 	if (start_thread) {
 		pthread_t t;
 		pthread_attr_t attr;
@@ -142,6 +146,7 @@ int job_submit(sd_event *event, JobRunFn run, JobDoneFn done, void *userdata)
 			n_threads++;
 	}
 	push(&queue_head, &queue_tail, j);
+	n_queued++;
 	pthread_cond_signal(&queued);
 	pthread_mutex_unlock(&lock);
 	n_pending++;

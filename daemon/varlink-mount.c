@@ -18,7 +18,7 @@
 #include "json-dispatch.h"
 #include "util.h"
 #include "authorize.h"
-#include "change.h"
+#include "ops-call.h"
 #include "job.h"
 #include "ops-names.h"
 #include "varlink-mount.h"
@@ -591,16 +591,19 @@ static int vm_trace_start(VarlinkCall *call, int index, MntLog *log)
 	return mnt_log_trace(log, fd);
 }
 
-/* ---- changes run as jobs, off the event loop (job.c, change.c) ------------- */
+/* ---- operations run as jobs, off the event loop (job.c, ops-call.c) -------- */
+
+static int reply_info(VarlinkCall *call, const OpsInfoRequest *req, const OpsInfoResult *res, int r,
+		      const MntLog *log);
 
 typedef struct VmJob {
 	VarlinkCall *call; /* holds the request's fds */
-	Change change;
+	OpsCall op;
 } VmJob;
 
 static void vm_job_free(VmJob *j)
 {
-	change_done(&j->change);
+	ops_call_done(&j->op);
 	varlink_call_unref(j->call);
 	free(j);
 }
@@ -609,29 +612,31 @@ static void vm_job_run(void *userdata)
 {
 	VmJob *j = userdata;
 
-	change_run(&j->change);
+	ops_call_run(&j->op);
 }
 
 static void vm_job_done(void *userdata)
 {
 	VmJob *j = userdata;
-	Change *c = &j->change;
+	OpsCall *c = &j->op;
 	int r;
 
-	if (c->r < 0)
+	if (c->kind == OPS_CALL_INFO)
+		r = reply_info(j->call, c->req, &c->info, c->r, &c->log);
+	else if (c->r < 0)
 		r = reply_failure(j->call, c->r, &c->log);
-	else if (c->kind == CHANGE_CREATE || c->kind == CHANGE_BIND)
+	else if (c->kind == OPS_CALL_CREATE || c->kind == OPS_CALL_BIND)
 		r = reply_mount(j->call, &c->res, &c->log);
 	else
-		r = reply_steps(j->call, &c->log, c->kind == CHANGE_RECONFIGURE);
+		r = reply_steps(j->call, &c->log, c->kind == OPS_CALL_RECONFIGURE);
 	if (r < 0 && !varlink_call_is_answered(j->call))
 		(void)varlink_call_error_errno(j->call, r);
 	vm_job_free(j);
 }
 
 /* Run a change and answer when it is done; req and log move into the job
- * (see change_init()). */
-static int vm_start(VarlinkCall *call, ChangeKind kind, void *req, size_t size, MntLog *log)
+ * (see ops_call_init()). */
+static int vm_start(VarlinkCall *call, OpsCallKind kind, void *req, size_t size, MntLog *log)
 {
 	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
 	VmJob *j;
@@ -643,7 +648,7 @@ static int vm_start(VarlinkCall *call, ChangeKind kind, void *req, size_t size, 
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	r = change_init(&j->change, kind, req, size, log);
+	r = ops_call_init(&j->op, kind, req, size, log);
 	if (r < 0) {
 		free(j);
 		return r;
@@ -780,7 +785,7 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, CHANGE_CREATE, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_CREATE, &req, sizeof(req), &log);
 }
 
 typedef struct BindParams {
@@ -917,7 +922,7 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, CHANGE_BIND, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_BIND, &req, sizeof(req), &log);
 }
 
 typedef struct ReconfigureParams {
@@ -990,7 +995,7 @@ static int method_reconfigure(VarlinkCall *call, json_object *parameters, Varlin
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, CHANGE_RECONFIGURE, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_RECONFIGURE, &req, sizeof(req), &log);
 }
 
 typedef struct SetattrParams {
@@ -1091,7 +1096,7 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, CHANGE_SETATTR, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_SETATTR, &req, sizeof(req), &log);
 }
 
 typedef struct MoveParams {
@@ -1177,7 +1182,7 @@ static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, CHANGE_MOVE, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_MOVE, &req, sizeof(req), &log);
 }
 
 typedef struct UnmountParams {
@@ -1252,7 +1257,7 @@ static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_trace_start(call, p.trace_fd, &log);
 	if (r < 0)
 		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, CHANGE_UNMOUNT, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_UNMOUNT, &req, sizeof(req), &log);
 }
 
 typedef struct InfoParams {
@@ -1305,48 +1310,23 @@ static void info_params_done(InfoParams *p)
 	json_dispatch_done(info_table, p);
 }
 
-static int method_info(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
-		       void *userdata)
+/* The answer to Info, from the job's outcome. */
+static int reply_info(VarlinkCall *call, const OpsInfoRequest *req, const OpsInfoResult *res, int r,
+		      const MntLog *log)
 {
-	_cleanup_(info_params_done) InfoParams p = {.ns = JNAMESPACE_NULL};
-	_cleanup_(ops_info_request_done) OpsInfoRequest req = {};
-	_cleanup_(ops_info_result_done) OpsInfoResult res = {};
-	_cleanup_(mnt_log_done) MntLog log = {};
 	_cleanup_json_ json_object *reply = NULL;
 	json_object *values;
-	const char *field = NULL;
-	int r;
 
-	(void)flags;
-	(void)userdata;
-	r = varlink_call_dispatch(call, parameters, info_table, &p);
-	if (r < 0)
-		return r;
-	r = namespace_convert(call, &p.ns, "namespace", &req.ns);
-	if (r < 0)
-		return varlink_call_is_answered(call) ? 0 : r;
-	req.path = TAKE_PTR(p.path);
-	req.attribute = TAKE_PTR(p.attribute);
-	req.nth = p.nth;
-	req.mth = p.mth;
-	req.no_fallback = p.no_fallback;
-	r = ops_info_validate(&req, &field);
-	if (r < 0)
-		return reply_invalid(call, r, field);
-	r = vm_authorize(call, &req.ns, NULL, 0);
-	if (r != 0)
-		return r < 0 ? r : 0;
-	r = ops_info(&req, &res, &log);
 	if (r == -ENOSYS || r == -EOPNOTSUPP) {
 		json_object *e = json_object_new_object();
 		if (!e)
 			return -ENOMEM;
 		json_object_object_add(e, "attribute",
-				       json_object_new_string(req.attribute ?: "statfs"));
+				       json_object_new_string(req->attribute ?: "statfs"));
 		return varlink_call_error(call, ERROR_NOT_SUPPORTED, e);
 	}
 	if (r < 0)
-		return reply_failure(call, r, &log);
+		return reply_failure(call, r, log);
 
 	reply = json_object_new_object();
 	values = json_object_new_array();
@@ -1355,11 +1335,11 @@ static int method_info(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 		return -ENOMEM;
 	}
 	json_object_object_add(reply, "source",
-			       json_object_new_string(ops_info_source_to_string(res.source)));
-	json_object_object_add(reply, "attribute", json_object_new_string(res.attribute));
+			       json_object_new_string(ops_info_source_to_string(res->source)));
+	json_object_object_add(reply, "attribute", json_object_new_string(res->attribute));
 	json_object_object_add(reply, "values", values);
-	for (size_t i = 0; i < res.n_values; i++) {
-		const OpsValue *v = &res.values[i];
+	for (size_t i = 0; i < res->n_values; i++) {
+		const OpsValue *v = &res->values[i];
 		json_object *o = json_object_new_object();
 
 		if (!o)
@@ -1382,6 +1362,37 @@ static int method_info(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 		json_object_array_add(values, o);
 	}
 	return varlink_call_reply(call, TAKE_PTR(reply));
+}
+
+static int method_info(VarlinkCall *call, json_object *parameters, VarlinkCallFlags flags,
+		       void *userdata)
+{
+	_cleanup_(info_params_done) InfoParams p = {.ns = JNAMESPACE_NULL};
+	_cleanup_(ops_info_request_done) OpsInfoRequest req = {};
+	_cleanup_(mnt_log_done) MntLog log = {};
+	const char *field = NULL;
+	int r;
+
+	(void)flags;
+	(void)userdata;
+	r = varlink_call_dispatch(call, parameters, info_table, &p);
+	if (r < 0)
+		return r;
+	r = namespace_convert(call, &p.ns, "namespace", &req.ns);
+	if (r < 0)
+		return varlink_call_is_answered(call) ? 0 : r;
+	req.path = TAKE_PTR(p.path);
+	req.attribute = TAKE_PTR(p.attribute);
+	req.nth = p.nth;
+	req.mth = p.mth;
+	req.no_fallback = p.no_fallback;
+	r = ops_info_validate(&req, &field);
+	if (r < 0)
+		return reply_invalid(call, r, field);
+	r = vm_authorize(call, &req.ns, NULL, 0);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	return vm_start(call, OPS_CALL_INFO, &req, sizeof(req), &log);
 }
 
 static json_object *attributes_to_json(uint64_t attr)

@@ -97,6 +97,8 @@ exec 7<>/dev/fuse
 mount -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 stall /mnt/stall
 mountctl -v mount -t tmpfs none /mnt/stall/x 2>"$work/stall" 7>&- &
 stalled=$!
+mountctl info /mnt/stall statfs >"$work/stall-info" 2>&1 7>&- &
+stalled_info=$!
 for _ in $(seq 100); do grep -q '^mountctl: setns: ok' "$work/stall" && break; sleep 0.1; done
 check_output "-v of a request that hangs shows the steps it got past, as they happen" \
 	'^fsopen:ok fsconfig:source:ok fsconfig:CMD_CREATE:ok fsmount:ok setns:ok$' trace_of "$work/stall"
@@ -105,10 +107,13 @@ check_fails "  ... before any reply" grep -q '<- io.mountd.Mount.Create' "$work/
 check "  ... while other clients are served meanwhile (list, a mount)" bash -c \
 	"timeout 10 mountctl list >/dev/null 7>&- && timeout 10 mountctl mount -t tmpfs none /mnt/meanwhile --mkdir 7>&-"
 check "  ... and the request still hangs" kill -0 $stalled
+check "  ... as does an Info of the FUSE mount (statfs waits for its server)" kill -0 $stalled_info
 exec 7>&-
 wait $stalled
 check "  ... and fails once the FUSE connection is gone" test $? = 1
 check_output "  ... at the step that hung" '^mountctl: resolve:target: failed: ENOTCONN$' cat "$work/stall"
+wait $stalled_info
+check "  ... and the Info fails then too" test $? = 1
 umount -l /mnt/stall /mnt/meanwhile
 check "-v umount" bash -c "mountctl -v umount /mnt/v 2>$work/v"
 check_output "  ... shows the unmount's steps" '^setns:ok resolve:path:ok umount:ok$' trace_of "$work/v"

@@ -78,6 +78,50 @@ int main(void)
 	loop_thread = pthread_self();
 	ok(sd_event_new(&e) >= 0, "event loop");
 	job_set_idle_callback(on_idle, NULL);
+
+	/* k idle threads, then k + 1 jobs back to back: the last must not wait
+	 * behind the others (which might hang) for a thread that was signalled
+	 * for one of them and may not have woken yet. */
+	{
+		TestJob warm = {.id = 100};
+		int gw[2];
+		bool all_ran = true;
+
+		ok(pipe(gw) == 0, "gate");
+		warm.gate = gw[0];
+		ok(job_submit(e, run, done, &warm) == 0 && write(gw[1], "x", 1) == 1,
+		   "a first job starts the first thread");
+		loop_until(e, 1);
+		for (int k = 1; k < JOB_THREADS_MAX && all_ran; k++) {
+			TestJob burst[JOB_THREADS_MAX];
+			int g[JOB_THREADS_MAX][2];
+			bool ran = false;
+
+			usleep(50 * 1000); /* the k threads wait for work again */
+			n_done = 0;
+			for (int i = 0; i <= k; i++) {
+				if (pipe(g[i]) < 0)
+					return 1;
+				burst[i] = (TestJob){.id = 200 + i, .gate = g[i][0]};
+			}
+			for (int i = 0; i <= k; i++)
+				(void)job_submit(e, run, done, &burst[i]);
+			for (int i = 0; i < 300 && !ran; i++) {
+				ran = atomic_load(&running) == k + 1;
+				usleep(10 * 1000);
+			}
+			all_ran &= ran;
+			for (int i = 0; i <= k; i++)
+				if (write(g[i][1], "x", 1) != 1)
+					return 1;
+			loop_until(e, k + 1);
+			for (int i = 0; i <= k; i++)
+				close(g[i][0]), close(g[i][1]);
+		}
+		ok(all_ran, "with k threads idle, k + 1 jobs submitted at once all run at once");
+		n_done = 0;
+		most_running = 0;
+	}
 	for (int i = 0; i < N_JOBS; i++) {
 		ok(pipe(gates[i]) == 0, "gate %d", i);
 		jobs[i] = (TestJob){.id = i, .gate = gates[i][0]};
@@ -115,6 +159,7 @@ int main(void)
 	ok(all_off_loop, "run() never runs in the event loop's thread");
 	ok(all_in_loop, "done() always runs in it");
 	ok(job_pending() == 0 && n_idle_calls >= 1, "nothing pending, and the idle callback ran");
+
 	sd_event_unref(e);
 	return tap_done();
 }
