@@ -79,11 +79,6 @@ static int dispatch_tristate(const JsonDispatch *e, json_object *v, void *p, con
 	return 0;
 }
 
-static int dispatch_json_ref(const JsonDispatch *e, json_object *v, void *p, const char **bad)
-{
-	return json_dispatch_json(e, v, p, bad);
-}
-
 static const JsonDispatch namespace_table[] = {
 	{.name = "pid",
 	 .type = JSON_T_UNSIGNED,
@@ -691,7 +686,7 @@ static const JsonDispatch create_table[] = {
 	 .max = MNT_STRING_MAX},
 	{.name = "parameters",
 	 .type = JSON_T_ARRAY,
-	 .callback = dispatch_json_ref,
+	 .callback = json_dispatch_json,
 	 .offset = offsetof(CreateParams, parameters),
 	 .flags = JSON_NULLABLE},
 	{.name = "exclusive",
@@ -947,7 +942,7 @@ static const JsonDispatch reconfigure_table[] = {
 	 .max = MNT_PATH_MAX},
 	{.name = "parameters",
 	 .type = JSON_T_ARRAY,
-	 .callback = dispatch_json_ref,
+	 .callback = json_dispatch_json,
 	 .offset = offsetof(ReconfigureParams, parameters),
 	 .flags = JSON_MANDATORY},
 	{.name = "traceFd",
