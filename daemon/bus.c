@@ -43,6 +43,11 @@
  * noSymfollow b}; a mount's message is (step, level, text), a step that
  * succeeded (step, microseconds), as in the varlink replies.
  *
+ * The six changes also take "traceFd" h in their options: the write end of
+ * a pipe that gets each step and kernel message as it happens, as for
+ * varlink (see io.mountd.Mount.varlink); here the reader sees EOF only
+ * after the reply, when the message holding the fd is gone.
+ *
  * The caller is the bus sender: without a namespace in the request, the
  * mount namespace of the sending process is meant, as for varlink peers.
  */
@@ -96,6 +101,7 @@ typedef struct BusCall {
 	sd_bus_message *m;
 	sd_bus_error *error;
 	int caller_pidfd; /* opened on demand, owned */
+	int trace_fd;	  /* the "traceFd" option, borrowed from the message */
 	char field[128];  /* the offending field, for InvalidArgs */
 } BusCall;
 
@@ -104,9 +110,9 @@ static void bus_call_done(BusCall *c)
 	c->caller_pidfd = safe_close(c->caller_pidfd);
 }
 
-#define BUS_CALL_INIT(msg, err)                                    \
-	{                                                          \
-		.m = (msg), .error = (err), .caller_pidfd = -EBADF \
+#define BUS_CALL_INIT(msg, err)                                                        \
+	{                                                                              \
+		.m = (msg), .error = (err), .caller_pidfd = -EBADF, .trace_fd = -EBADF \
 	}
 
 static void set_field(BusCall *c, const char *prefix, const char *name)
@@ -300,6 +306,15 @@ static int field_fd(BusCall *c, const BusField *f, const char *path, void *p)
 	return sd_bus_message_read(c->m, "h", p);
 }
 
+/* "traceFd" is the front end's, not the request's: it goes to the call. */
+static int field_trace_fd(BusCall *c, const BusField *f, const char *path, void *p)
+{
+	(void)f;
+	(void)path;
+	(void)p;
+	return sd_bus_message_read(c->m, "h", &c->trace_fd);
+}
+
 _Static_assert(sizeof(MntCreate) == sizeof(int) && sizeof(OpsPropagation) == sizeof(int),
 	       "enums are stored through int pointers");
 
@@ -354,6 +369,10 @@ static int field_attributes(BusCall *c, const BusField *f, const char *path, voi
 	{                                                                                    \
 		.name = key, .signature = sig, .fn = func, .offset = offsetof(type, member), \
 		__VA_ARGS__                                                                  \
+	}
+#define FIELD_TRACE                                                       \
+	{                                                                 \
+		.name = "traceFd", .signature = "h", .fn = field_trace_fd \
 	}
 
 static const BusField namespace_fields[] = {
@@ -801,6 +820,20 @@ static int bus_start(BusCall *c, BusFront *b, OpsCallKind kind, void *req, size_
 	BusJob *j;
 	int r;
 
+	if (c->trace_fd >= 0) {
+		/* Our own copy: the message's stays open until it is freed,
+		 * after the reply, so a D-Bus client sees EOF only then. */
+		int fd = fcntl(c->trace_fd, F_DUPFD_CLOEXEC, 3),
+		    flags = fcntl(c->trace_fd, F_GETFL);
+
+		if (fd < 0 || flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+			safe_close(fd);
+			return fail_invalid(c, -EINVAL, "traceFd");
+		}
+		r = mnt_log_trace(log, fd);
+		if (r < 0)
+			return fail_invalid(c, r, "traceFd");
+	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
@@ -829,6 +862,7 @@ static const BusField create_fields[] = {
 	FIELD_ATTRIBUTES(OpsCreateRequest, attr),
 	FIELD_PROPAGATION(OpsCreateRequest, attr),
 	FIELD_PLACEMENT(OpsCreateRequest, place),
+	FIELD_TRACE,
 	{},
 };
 
@@ -875,6 +909,7 @@ static const BusField bind_fields[] = {
 	FIELD_ATTRIBUTES(OpsBindRequest, attr),
 	FIELD_PROPAGATION(OpsBindRequest, attr),
 	FIELD_PLACEMENT(OpsBindRequest, place),
+	FIELD_TRACE,
 	{},
 };
 
@@ -930,6 +965,12 @@ static const BusField namespace_only_fields[] = {
 	{},
 };
 
+static const BusField reconfigure_fields[] = {
+	FIELD_NAMESPACE("namespace", NamespaceOnly, ns),
+	FIELD_TRACE,
+	{},
+};
+
 static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
@@ -948,7 +989,7 @@ static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *e
 		return -ENOMEM;
 	r = decode_params(&c, &req.params, &req.n_params);
 	if (r >= 0)
-		r = decode_fields(&c, namespace_only_fields, "", &req.ns);
+		r = decode_fields(&c, reconfigure_fields, "", &req.ns);
 	if (r >= 0)
 		r = namespace_default(&c, &req.ns);
 	if (r < 0)
@@ -969,6 +1010,7 @@ static const BusField setattr_fields[] = {
 	FIELD_ATTRIBUTES(OpsSetattrRequest, attr),
 	FIELD_PROPAGATION(OpsSetattrRequest, attr),
 	FIELD("idmapUserNamespaceFd", "h", field_fd, OpsSetattrRequest, userns_fd),
+	FIELD_TRACE,
 	{},
 };
 
@@ -1009,6 +1051,7 @@ static const BusField move_fields[] = {
 	FIELD("create", "s", field_enum, OpsMoveRequest, create,
 	      .from_string = mnt_create_from_string),
 	FIELD("beneath", "b", field_bool, OpsMoveRequest, beneath),
+	FIELD_TRACE,
 	{},
 };
 
@@ -1045,6 +1088,7 @@ static const BusField unmount_fields[] = {
 	FIELD_NAMESPACE("namespace", OpsUnmountRequest, ns),
 	FIELD("detach", "b", field_bool, OpsUnmountRequest, detach),
 	FIELD("force", "b", field_bool, OpsUnmountRequest, force),
+	FIELD_TRACE,
 	{},
 };
 

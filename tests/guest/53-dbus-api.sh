@@ -86,7 +86,14 @@ check "Create returns a detached mount fd the caller can attach" "$FD" create /t
 check_output "  it is the tmpfs" "^tmpfs .*size=1024k" findmnt -n -o FSTYPE,FS-OPTIONS --raw /tmp/dbus-fd
 check "Bind takes its source as an fd" "$FD" bind /tmp/dbus-fdsrc /tmp/dbus-fdbind
 check "  the bind shows the source" test -e /tmp/dbus-fdbind/marker
-umount /tmp/dbus-fd /tmp/dbus-fdbind
+mkdir -p /tmp/dbus-trace
+"$FD" trace /tmp/dbus-trace >"$work/trace" 2>&1
+check_output "Create with a pipe as traceFd: each step came through it, in order" \
+	'^step fsopen [0-9]+ step fsconfig:CMD_CREATE [0-9]+ step fsmount [0-9]+ step setns [0-9]+ step resolve:target [0-9]+ step move_mount [0-9]+ $' \
+	bash -c "tr '\t\n' '  ' <$work/trace"
+check_output "  a traceFd that is no fd is InvalidArgs naming it" "InvalidArgs: Invalid parameter: traceFd" \
+	bash -c "gdbus call --system --dest io.mountd1 --object-path /io/mountd1 --method io.mountd1.Manager.Unmount /tmp/dbus-trace \"{'traceFd': <handle 0>}\" 2>&1; true"
+umount /tmp/dbus-fd /tmp/dbus-fdbind /tmp/dbus-trace
 rm -rf /tmp/dbus-fd /tmp/dbus-fdsrc /tmp/dbus-fdbind
 
 # ---- the caller: without a namespace, the sender's own is meant

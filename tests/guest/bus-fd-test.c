@@ -6,6 +6,8 @@
  *                                  the returned mount fd ("ah") at TARGET
  *   bus-fd-test bind SOURCE TARGET Bind with the source as an O_PATH fd
  *                                  ("sourceFd" h), placed at TARGET
+ *   bus-fd-test trace TARGET       Create a tmpfs placed at TARGET with a pipe
+ *                                  as "traceFd" h; print what came through it
  * Exit status 0 on success; the error is printed otherwise.
  */
 
@@ -66,6 +68,26 @@ static int do_bind(sd_bus *bus, const char *source, const char *target)
 	return 0;
 }
 
+static int do_trace(sd_bus *bus, const char *target)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	char buf[4096];
+	int p[2], r;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return fail("pipe", -errno, NULL);
+	r = sd_bus_call_method(bus, DEST, "Create", &e, NULL, "sa(ssv)a{sv}", "tmpfs", 0, 2,
+			       "placement", "a{sv}", 1, "path", "s", target, "traceFd", "h", p[1]);
+	close(p[1]);
+	if (r < 0)
+		return fail("Create", r, &e);
+	/* EOF once mountd has dropped the message that carried the fd. */
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sd_bus *bus = NULL;
@@ -78,6 +100,8 @@ int main(int argc, char **argv)
 		return do_create(bus, argv[2]);
 	if (argc == 4 && strcmp(argv[1], "bind") == 0)
 		return do_bind(bus, argv[2], argv[3]);
-	fprintf(stderr, "usage: bus-fd-test create TARGET | bind SOURCE TARGET\n");
+	if (argc == 3 && strcmp(argv[1], "trace") == 0)
+		return do_trace(bus, argv[2]);
+	fprintf(stderr, "usage: bus-fd-test create TARGET | bind SOURCE TARGET | trace TARGET\n");
 	return 2;
 }
