@@ -68,10 +68,13 @@ void mnt_log_done(MntLog *log)
 
 int mnt_log_trace(MntLog *log, int fd)
 {
-	int flags = fcntl(fd, F_GETFL);
+	int flags = fcntl(fd, F_GETFL), r = 0;
 
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-		int r = negative_errno();
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		r = negative_errno();
+	else if ((flags & O_ACCMODE) == O_RDONLY)
+		r = -EBADF; /* nothing could be written to it */
+	if (r < 0) {
 		safe_close(fd);
 		return r;
 	}

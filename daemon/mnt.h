@@ -54,7 +54,7 @@ typedef struct MntLog {
  *	message<TAB>STEP<TAB>LEVEL<TAB>TEXT
  * (tabs and newlines inside fields become spaces).  The fd is made
  * non-blocking: a client that does not read loses lines, mountd never
- * waits.  Takes fd.
+ * waits.  Takes fd, also on failure; -EBADF when it is not open for writing.
  */
 int mnt_log_trace(MntLog *log, int fd);
 /* Stop tracing and close the fd: the reader sees EOF. */

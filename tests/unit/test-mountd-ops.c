@@ -497,6 +497,12 @@ static void test_trace(void)
 	ok(pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0, "trace pipe");
 	rfd = p[0];
 	writer = dup(p[1]); /* the same pipe, to fill it below */
+	{
+		MntLog ro = {};
+
+		ok(mnt_log_trace(&ro, dup(p[0])) == -EBADF && !ro.tracing,
+		   "a trace fd not open for writing is refused");
+	}
 	ok(mnt_log_trace(&log, p[1]) == 0 && log.tracing, "the log takes the trace fd");
 	mnt_log_step(&log, "fsopen", 12);
 	ok(streq(trace_read(rfd), "step\tfsopen\t12\n"),
