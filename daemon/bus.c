@@ -605,6 +605,17 @@ static int fail_invalid(BusCall *c, int r, const char *field)
 							: "parameters");
 }
 
+/* The options dictionary into base, then the caller's namespace where ns
+ * names none: 0, or InvalidArgs naming the field. */
+static int decode_options(BusCall *c, const BusField *table, void *base, OpsNamespace *ns)
+{
+	int r = decode_fields(c, table, "", base);
+
+	if (r >= 0)
+		r = namespace_default(c, ns);
+	return r < 0 ? fail_invalid(c, r, NULL) : 0;
+}
+
 static const char *errno_name(int r)
 {
 	return strerrorname_np(r < 0 ? -r : r) ?: "?";
@@ -823,14 +834,9 @@ static int bus_start(BusCall *c, BusFront *b, OpsCallKind kind, void *req, size_
 	if (c->trace_fd >= 0) {
 		/* Our own copy: the message's stays open until it is freed,
 		 * after the reply, so a D-Bus client sees EOF only then. */
-		int fd = fcntl(c->trace_fd, F_DUPFD_CLOEXEC, 3),
-		    flags = fcntl(c->trace_fd, F_GETFL);
+		int fd = fcntl(c->trace_fd, F_DUPFD_CLOEXEC, 3);
 
-		if (fd < 0 || flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
-			safe_close(fd);
-			return fail_invalid(c, -EINVAL, "traceFd");
-		}
-		r = mnt_log_trace(log, fd);
+		r = fd < 0 ? negative_errno() : mnt_log_trace(log, fd);
 		if (r < 0)
 			return fail_invalid(c, r, "traceFd");
 	}
@@ -988,12 +994,11 @@ static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *e
 	if (free_and_strdup(&req.path, path) < 0)
 		return -ENOMEM;
 	r = decode_params(&c, &req.params, &req.n_params);
-	if (r >= 0)
-		r = decode_fields(&c, reconfigure_fields, "", &req.ns);
-	if (r >= 0)
-		r = namespace_default(&c, &req.ns);
 	if (r < 0)
 		return fail_invalid(&c, r, NULL);
+	r = decode_options(&c, reconfigure_fields, &req.ns, &req.ns);
+	if (r < 0)
+		return r;
 	r = ops_reconfigure_validate(&req, &field);
 	if (r < 0)
 		return fail_invalid(&c, r, field);
@@ -1031,11 +1036,9 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 		return fail_invalid(&c, r, "path");
 	if (free_and_strdup(&req.path, path) < 0)
 		return -ENOMEM;
-	r = decode_fields(&c, setattr_fields, "", &req);
-	if (r >= 0)
-		r = namespace_default(&c, &req.ns);
+	r = decode_options(&c, setattr_fields, &req, &req.ns);
 	if (r < 0)
-		return fail_invalid(&c, r, NULL);
+		return r;
 	r = ops_setattr_validate(&req, &field);
 	if (r < 0)
 		return fail_invalid(&c, r, field);
@@ -1069,11 +1072,9 @@ static int method_move(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		return fail_invalid(&c, r, "from");
 	if (free_and_strdup(&req.from, from) < 0 || free_and_strdup(&req.to, to) < 0)
 		return -ENOMEM;
-	r = decode_fields(&c, move_fields, "", &req);
-	if (r >= 0)
-		r = namespace_default(&c, &req.ns);
+	r = decode_options(&c, move_fields, &req, &req.ns);
 	if (r < 0)
-		return fail_invalid(&c, r, NULL);
+		return r;
 	r = ops_move_validate(&req, &field);
 	if (r < 0)
 		return fail_invalid(&c, r, field);
@@ -1106,11 +1107,9 @@ static int method_unmount(sd_bus_message *m, void *userdata, sd_bus_error *error
 		return fail_invalid(&c, r, "path");
 	if (free_and_strdup(&req.path, path) < 0)
 		return -ENOMEM;
-	r = decode_fields(&c, unmount_fields, "", &req);
-	if (r >= 0)
-		r = namespace_default(&c, &req.ns);
+	r = decode_options(&c, unmount_fields, &req, &req.ns);
 	if (r < 0)
-		return fail_invalid(&c, r, NULL);
+		return r;
 	r = ops_unmount_validate(&req, &field);
 	if (r < 0)
 		return fail_invalid(&c, r, field);
@@ -1159,11 +1158,9 @@ static int method_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		return fail_invalid(&c, r, "path");
 	if (free_and_strdup(&req.path, path) < 0)
 		return -ENOMEM;
-	r = decode_fields(&c, info_fields, "", &req);
-	if (r >= 0)
-		r = namespace_default(&c, &req.ns);
+	r = decode_options(&c, info_fields, &req, &req.ns);
 	if (r < 0)
-		return fail_invalid(&c, r, NULL);
+		return r;
 	r = ops_info_validate(&req, &field);
 	if (r < 0)
 		return fail_invalid(&c, r, field);
@@ -1185,11 +1182,9 @@ static int method_list(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	int r;
 
 	touch(userdata);
-	r = decode_fields(&c, namespace_only_fields, "", &req.ns);
-	if (r >= 0)
-		r = namespace_default(&c, &req.ns);
+	r = decode_options(&c, namespace_only_fields, &req.ns, &req.ns);
 	if (r < 0)
-		return fail_invalid(&c, r, NULL);
+		return r;
 	r = ops_namespace_validate(&req.ns, "namespace", &field);
 	if (r < 0)
 		return fail_invalid(&c, r, field);
@@ -1407,11 +1402,9 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	int r;
 
 	touch(b);
-	r = decode_fields(&c, namespace_only_fields, "", &req.ns);
-	if (r >= 0)
-		r = namespace_default(&c, &req.ns);
+	r = decode_options(&c, namespace_only_fields, &req.ns, &req.ns);
 	if (r < 0)
-		return fail_invalid(&c, r, NULL);
+		return r;
 	r = ops_namespace_validate(&req.ns, "namespace", &field);
 	if (r < 0)
 		return fail_invalid(&c, r, field);
