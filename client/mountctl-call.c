@@ -120,6 +120,20 @@ int namespace_json(Ctx *c, json_object **ret)
 	return 0;
 }
 
+int params_new(Ctx *c, json_object **ret)
+{
+	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+
+	if (!p)
+		return EXIT_FAILED;
+	if (namespace_json(c, &ns) < 0)
+		return EXIT_USAGE;
+	if (ns)
+		json_object_object_add(p, "namespace", json_object_get(ns));
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
 int connect_daemon(Ctx *c)
 {
 	int r;

@@ -65,17 +65,14 @@ static const char *errno_name_of(const MountdReply *reply)
 static int info_one(InfoRun *run, const char *attr, int nth, int mth, bool show_n, bool show_m,
 		    InfoOutcome *ret)
 {
-	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_json_ json_object *p = NULL;
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	Ctx *c = run->c;
 	int r;
 
-	if (!p)
-		return EXIT_FAILED;
-	if (namespace_json(c, &ns) < 0)
-		return EXIT_USAGE;
-	if (ns)
-		json_object_object_add(p, "namespace", json_object_get(ns));
+	r = params_new(c, &p);
+	if (r)
+		return r;
 	json_object_object_add(p, "path", json_object_new_string(run->path));
 	json_object_object_add(p, "attribute", json_object_new_string(attr));
 	if (nth > 0)

@@ -346,17 +346,14 @@ static int cmd_set(Ctx *c, Args *a, int argc, char **argv)
 
 static int cmd_move(Ctx *c, Args *a, int argc, char **argv)
 {
-	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_json_ json_object *p = NULL;
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	int r;
 
 	(void)argc;
-	if (!p)
-		return EXIT_FAILED;
-	if (namespace_json(c, &ns) < 0)
-		return EXIT_USAGE;
-	if (ns)
-		json_object_object_add(p, "namespace", json_object_get(ns));
+	r = params_new(c, &p);
+	if (r)
+		return r;
 	json_object_object_add(p, "from", json_object_new_string(argv[0]));
 	json_object_object_add(p, "to", json_object_new_string(argv[1]));
 	if (a->create)
@@ -372,17 +369,14 @@ static int cmd_move(Ctx *c, Args *a, int argc, char **argv)
 
 static int cmd_umount(Ctx *c, Args *a, int argc, char **argv)
 {
-	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_json_ json_object *p = NULL;
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	int r;
 
 	(void)argc;
-	if (!p)
-		return EXIT_FAILED;
-	if (namespace_json(c, &ns) < 0)
-		return EXIT_USAGE;
-	if (ns)
-		json_object_object_add(p, "namespace", json_object_get(ns));
+	r = params_new(c, &p);
+	if (r)
+		return r;
 	json_object_object_add(p, "path", json_object_new_string(argv[0]));
 	if (a->lazy)
 		json_object_object_add(p, "detach", json_object_new_boolean(true));
@@ -399,19 +393,16 @@ static int cmd_umount(Ctx *c, Args *a, int argc, char **argv)
 
 static int cmd_list(Ctx *c, Args *a, int argc, char **argv)
 {
-	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_json_ json_object *p = NULL;
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	json_object *mounts = NULL;
 	int r;
 
 	(void)argc;
 	(void)argv;
-	if (!p)
-		return EXIT_FAILED;
-	if (namespace_json(c, &ns) < 0)
-		return EXIT_USAGE;
-	if (ns)
-		json_object_object_add(p, "namespace", json_object_get(ns));
+	r = params_new(c, &p);
+	if (r)
+		return r;
 	r = call(c, "List", p, &reply);
 	if (r)
 		return r;
@@ -451,18 +442,15 @@ static int watch_reply(MountdClient *client, MountdReply *reply, void *userdata)
 
 static int cmd_watch(Ctx *c, Args *a, int argc, char **argv)
 {
-	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL;
+	_cleanup_json_ json_object *p = NULL;
 	WatchState w = {.c = c, .events = a->events};
 	int r;
 
 	(void)argc;
 	(void)argv;
-	if (!p)
-		return EXIT_FAILED;
-	if (namespace_json(c, &ns) < 0)
-		return EXIT_USAGE;
-	if (ns)
-		json_object_object_add(p, "namespace", json_object_get(ns));
+	r = params_new(c, &p);
+	if (r)
+		return r;
 	r = connect_daemon(c);
 	if (r)
 		return r;

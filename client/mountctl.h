@@ -188,6 +188,9 @@ int open_for_sending(Ctx *c, const char *path, int flags, const char *what, int 
 /* The Namespace object of --pid/--pidfd/--ns (queuing its fd), or NULL
  * for mountctl's own namespace. */
 int namespace_json(Ctx *c, json_object **ret);
+/* A call's parameters object, naming the target namespace of --pid, --pidfd
+ * or --ns when one was given; 0 or an exit code. */
+int params_new(Ctx *c, json_object **ret);
 int connect_daemon(Ctx *c);
 void verbose_call(Ctx *c, const char *method, json_object *params);
 void print_error(Ctx *c, const MountdReply *reply, const char *where);
