@@ -624,14 +624,19 @@ static void vm_job_done(void *userdata)
 	vm_job_free(j);
 }
 
-/* Run a change and answer when it is done; req and log move into the job
- * (see ops_call_init()). */
-static int vm_start(VarlinkCall *call, OpsCallKind kind, void *req, size_t size, MntLog *log)
+/* Run an operation and answer when it is done, tracing it to the fd at
+ * trace_index (-1: none); req and log move into the job (see
+ * ops_call_init()). */
+static int vm_start(VarlinkCall *call, OpsCallKind kind, void *req, size_t size, int trace_index,
+		    MntLog *log)
 {
 	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
 	VmJob *j;
 	int r;
 
+	r = vm_trace_start(call, trace_index, log);
+	if (r < 0)
+		return reply_invalid(call, r, "traceFd");
 	r = sd_event_default(&event);
 	if (r < 0)
 		return r;
@@ -772,10 +777,7 @@ static int method_create(VarlinkCall *call, json_object *parameters, VarlinkCall
 	r = vm_authorize(call, req.place.path ? &req.place.ns : NULL, req.fstype, req.attr.set);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = vm_trace_start(call, p.trace_fd, &log);
-	if (r < 0)
-		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, OPS_CALL_CREATE, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_CREATE, &req, sizeof(req), p.trace_fd, &log);
 }
 
 typedef struct BindParams {
@@ -909,10 +911,7 @@ static int method_bind(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 		r = vm_authorize(call, req.place.path ? &req.place.ns : NULL, NULL, req.attr.set);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = vm_trace_start(call, p.trace_fd, &log);
-	if (r < 0)
-		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, OPS_CALL_BIND, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_BIND, &req, sizeof(req), p.trace_fd, &log);
 }
 
 typedef struct ReconfigureParams {
@@ -982,10 +981,7 @@ static int method_reconfigure(VarlinkCall *call, json_object *parameters, Varlin
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = vm_trace_start(call, p.trace_fd, &log);
-	if (r < 0)
-		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, OPS_CALL_RECONFIGURE, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_RECONFIGURE, &req, sizeof(req), p.trace_fd, &log);
 }
 
 typedef struct SetattrParams {
@@ -1083,10 +1079,7 @@ static int method_setattr(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = vm_trace_start(call, p.trace_fd, &log);
-	if (r < 0)
-		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, OPS_CALL_SETATTR, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_SETATTR, &req, sizeof(req), p.trace_fd, &log);
 }
 
 typedef struct MoveParams {
@@ -1169,10 +1162,7 @@ static int method_move(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = vm_trace_start(call, p.trace_fd, &log);
-	if (r < 0)
-		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, OPS_CALL_MOVE, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_MOVE, &req, sizeof(req), p.trace_fd, &log);
 }
 
 typedef struct UnmountParams {
@@ -1244,10 +1234,7 @@ static int method_unmount(VarlinkCall *call, json_object *parameters, VarlinkCal
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = vm_trace_start(call, p.trace_fd, &log);
-	if (r < 0)
-		return reply_invalid(call, r, "traceFd");
-	return vm_start(call, OPS_CALL_UNMOUNT, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_UNMOUNT, &req, sizeof(req), p.trace_fd, &log);
 }
 
 typedef struct InfoParams {
@@ -1382,7 +1369,7 @@ static int method_info(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	r = vm_authorize(call, &req.ns, NULL, 0);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	return vm_start(call, OPS_CALL_INFO, &req, sizeof(req), &log);
+	return vm_start(call, OPS_CALL_INFO, &req, sizeof(req), -1, &log);
 }
 
 static json_object *attributes_to_json(uint64_t attr)
