@@ -347,7 +347,7 @@ static int call_fd_lookup(void *userdata, unsigned index)
 	return varlink_call_peek_fd(userdata, index);
 }
 
-json_object *vm_messages_to_json(const MntLog *log)
+static json_object *vm_messages_to_json(const MntLog *log)
 {
 	json_object *a = json_object_new_array();
 
@@ -366,7 +366,7 @@ json_object *vm_messages_to_json(const MntLog *log)
 	return a;
 }
 
-json_object *vm_steps_to_json(const MntLog *log)
+static json_object *vm_steps_to_json(const MntLog *log)
 {
 	json_object *a = json_object_new_array();
 

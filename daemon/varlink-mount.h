@@ -28,5 +28,3 @@ int vm_params_from_json(json_object *a, FdLookup lookup, void *userdata, MntPara
 			size_t *ret_n, const char **ret_field);
 /* Decode base64 (RFC 4648, padding optional). */
 int vm_unbase64(const char *s, void **ret, size_t *ret_size);
-json_object *vm_messages_to_json(const MntLog *log);
-json_object *vm_steps_to_json(const MntLog *log);

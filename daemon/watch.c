@@ -39,11 +39,6 @@ Watch *watch_free(Watch *w)
 	return NULL;
 }
 
-void *watch_get_userdata(Watch *w)
-{
-	return w->userdata;
-}
-
 static void watch_end(Watch *w, int r)
 {
 	w->cb->end(w, r, w->userdata);

@@ -35,7 +35,6 @@ int watch_new(sd_event *event, const OpsNamespace *ns, const WatchCallbacks *cb,
 	      Watch **ret, MntLog *log);
 /* Stop without the end callback (the client went away or asked to). */
 Watch *watch_free(Watch *w);
-void *watch_get_userdata(Watch *w);
 
 /* End every watch of both front ends with -ESHUTDOWN (mountd stops):
  * streams never end on their own. */
