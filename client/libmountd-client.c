@@ -529,14 +529,17 @@ char *mountd_reply_error_string(const MountdReply *r)
 		fprintf(f, "%s failed: ", get_string(p, "step") ?: "mount step");
 		put_errno(f, p);
 		put_messages(f, p);
+	} else if (streq(e, MOUNTD_INTERFACE ".LimitExceeded")) {
+		fputs("too many calls of this user are running; try again when they are done", f);
 	} else if (streq(e, MOUNTD_INTERFACE ".NotSupported")) {
 		fprintf(f, "attribute '%s' is not supported here (no fsinfo() and no fallback)",
 			get_string(p, "attribute") ?: "?");
 	} else if (streq(e, "org.varlink.service.InvalidParameter")) {
 		fprintf(f, "invalid parameter '%s'", get_string(p, "parameter") ?: "?");
-	} else if (streq(e, "org.varlink.service.PermissionDenied")) {
-		/* The standard error has no parameters; say whatever mountd
-		 * added (the policy's reason). */
+	} else if (streq(e, MOUNTD_INTERFACE ".PermissionDenied") ||
+		   streq(e, "org.varlink.service.PermissionDenied")) {
+		/* mountd's own error carries the reason; the standard one (of
+		 * older mountd) has no parameters declared: say what came. */
 		fputs("permission denied", f);
 		if (p) {
 			json_object_object_foreach(p, key, v)

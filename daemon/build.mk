@@ -10,7 +10,7 @@ DAEMON_LIB_OBJS += $(B)/daemon/varlink.o $(B)/daemon/json-dispatch.o
 # D-Bus front end and the unit tests link the same objects.
 MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o \
 	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o \
-	watch.o ops-names.o job.o ops-call.o)
+	watch.o ops-names.o base64.o ops-table.o)
 
 # Authorization, consulted by both front ends before any operation.
 MOUNTD_AUTH_OBJS := $(B)/daemon/policy.o $(B)/daemon/authorize.o
@@ -28,6 +28,7 @@ $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o $(B)/daemon/bus.o \
+	$(B)/daemon/request.o $(B)/daemon/executor.o \
 	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) \
 	$(DAEMON_LIB_OBJS)
 

@@ -1,47 +1,40 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The D-Bus front end of the mount operations: io.mountd1 on the system
- * bus, object /io/mountd1, interface io.mountd1.Manager.  Like the varlink
- * one (varlink-mount.c) it is thin on purpose: decode the message into an
- * Ops*Request, validate it with ops_*_validate() before any system call,
- * call the operation, encode the result.
+ * bus, object /io/mountd1, interface io.mountd1.Manager.  Generic over the
+ * operation table (ops-table.c), like the varlink one: a call's arguments
+ * become the JSON parameters io.mountd.Mount takes, request.c serves them,
+ * and the JSON answer becomes the D-Bus reply.  The vtable and so the
+ * introspection are generated from the table.
  *
- * Shape of the API: what io.mountd.Mount requires is positional; everything
- * optional travels in a trailing "a{sv} options" with the varlink
- * parameter names, nested objects as nested a{sv} ("placement" →
- * {"path", "create", "beneath", "namespace" → {"pid", "pidfd",
- * "mntnsFd"}}).  Field names in errors are therefore those of varlink.
- * File descriptors are "h" values.
+ * Shape of the API: the arguments the table lists for a method come
+ * positionally (a string "" means absent where the field is optional);
+ * everything else travels in a trailing "a{sv} options" with the varlink
+ * parameter names, nested objects as nested a{sv} ("placement" → {"path",
+ * "create", "beneath", "namespace" → {"pid", "pidfd", "mntnsFd"}}).  Field
+ * names in errors are dotted paths ("placement.namespace.pid").  File
+ * descriptors are "h" values.
  *
  *   Create(s fsType, a(ssv) parameters, a{sv} options)
  *       → (t mountId, ah fd, s fsType, s loopDevice, a(sss) messages, a(st) steps)
- *       options: source s, exclusive b, image {fd h, partition u,
- *       partitionType s}, attributes, propagation s, placement
  *   Bind(s sourcePath, a{sv} options) → (t mountId, ah fd, a(st) steps)
- *       options: sourceNamespace, sourceFd h, recursive b,
- *       idmapUserNamespaceFd h, attributes, propagation s, placement
  *   Reconfigure(s path, a(ssv) parameters, a{sv} options)
  *       → (a(sss) messages, a(st) steps)
  *   SetAttributes(s path, a{sv} options) → (a(st) steps)
- *       options: namespace, recursive b, attributes, propagation s,
- *       idmapUserNamespaceFd h
  *   Move(s from, s to, a{sv} options) → (a(st) steps)
- *       options: namespace, create s, beneath b
  *   Unmount(s path, a{sv} options) → (a(st) steps)
- *       options: namespace, detach b, force b
  *   Info(s path, a{sv} options) → (s source, s attribute, a(sv) values)
- *       options: namespace, attribute s, nth u, mth u, noFallback b
  *   List(a{sv} options) → (a(ttuusssssa{sv}stts) mounts)
- *   Watch(a{sv} options) → (o watch)   options: namespace; see "Watch" below
+ *   Watch(a{sv} options) → (o watch)   see "Watch" below
  *
  * A parameter is (key, type, value) with type one of flag, string, binary,
  * path, path_empty, fd and value a variant: "s" (string, path), "ay"
  * (binary), "h" (fd, path_empty), "(hs)" (path or path_empty relative to a
- * directory fd), "b" true for a flag.  The fd is the request's optional
- * "ah fd" when there is no placement: D-Bus has no null fd.  attributes is
+ * directory fd), "b" true for a flag.  The detached mount comes back in
+ * "ah fd" (empty when placed): D-Bus has no null fd.  attributes is
  * {readOnly b, noSuid b, noDev b, noExec b, atime s, noDiratime b,
- * noSymfollow b}; a mount's message is (step, level, text), a step that
- * succeeded (step, microseconds), as in the varlink replies.
+ * noSymfollow b}; a message is (step, level, text), a step that succeeded
+ * (step, microseconds), as in the varlink replies.
  *
  * The six changes also take "traceFd" h in their options: the write end of
  * a pipe that gets each step and kernel message as it happens, as for
@@ -63,12 +56,10 @@
 
 #include <systemd/sd-bus.h>
 
-#include "authorize.h"
+#include "base64.h"
 #include "bus.h"
-#include "ops-call.h"
-#include "job.h"
 #include "ops-names.h"
-#include "ops.h"
+#include "request.h"
 #include "util.h"
 #include "watch.h"
 
@@ -85,6 +76,9 @@ struct BusFront {
 	bool stopping, drained;
 	void (*drained_cb)(BusFront *, void *);
 	void *drained_userdata;
+	sd_bus_vtable *vtable; /* generated from the operation table */
+	char **vtable_strings;
+	size_t n_vtable_strings;
 };
 
 static uint64_t now_usec(void)
@@ -95,525 +89,9 @@ static uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* ---- one call -------------------------------------------------------------- */
-
-typedef struct BusCall {
-	sd_bus_message *m;
-	sd_bus_error *error;
-	int caller_pidfd; /* opened on demand, owned */
-	int trace_fd;	  /* the "traceFd" option, borrowed from the message */
-	char field[128];  /* the offending field, for InvalidArgs */
-} BusCall;
-
-static void bus_call_done(BusCall *c)
+static void touch(BusFront *b)
 {
-	c->caller_pidfd = safe_close(c->caller_pidfd);
-}
-
-#define BUS_CALL_INIT(msg, err)                                                        \
-	{                                                                              \
-		.m = (msg), .error = (err), .caller_pidfd = -EBADF, .trace_fd = -EBADF \
-	}
-
-static void set_field(BusCall *c, const char *prefix, const char *name)
-{
-	/* The innermost failure names the field; outer levels keep it. */
-	if (c->field[0])
-		return;
-	snprintf(c->field, sizeof(c->field), "%s%s%s", prefix ?: "", prefix && *prefix ? "." : "",
-		 name ?: "");
-}
-
-/* The namespace of the process that sent the message: a pidfd, taken as
- * early as we can, so that the pid cannot be recycled under us between
- * here and the operation. */
-static int caller_namespace(BusCall *c, OpsNamespace *ret)
-{
-	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-	pid_t pid;
-	int r;
-
-	r = sd_bus_query_sender_creds(c->m, SD_BUS_CREDS_PID, &creds);
-	if (r < 0)
-		return r;
-	r = sd_bus_creds_get_pid(creds, &pid);
-	if (r < 0)
-		return r;
-	if (c->caller_pidfd < 0)
-		c->caller_pidfd = pidfd_open(pid, 0);
-	*ret = OPS_NAMESPACE_NULL;
-	if (c->caller_pidfd >= 0)
-		ret->pidfd = c->caller_pidfd;
-	else
-		ret->pid = pid;
-	return 0;
-}
-
-static int namespace_default(BusCall *c, OpsNamespace *ns)
-{
-	if (ops_namespace_is_set(ns))
-		return 0;
-	return caller_namespace(c, ns);
-}
-
-/* ---- decoding a{sv} ---------------------------------------------------------- */
-
-typedef struct BusField BusField;
-typedef int (*BusFieldFn)(BusCall *c, const BusField *f, const char *path, void *p);
-
-struct BusField {
-	const char *name;
-	const char *signature; /* of the variant's contents */
-	BusFieldFn fn;
-	size_t offset;
-	const BusField *table;		   /* for nested dictionaries */
-	int (*from_string)(const char *s); /* for enums */
-	size_t max;			   /* for strings; 0: MNT_PATH_MAX */
-};
-
-typedef int (*BusEntryFn)(BusCall *c, const char *key, const char *contents, const char *path,
-			  void *userdata);
-
-/* Walk an a{sv}: entry() gets each key with the variant entered.  path is
- * the dotted field name of the dictionary ("" at the top). */
-static int dict_foreach(BusCall *c, const char *path, BusEntryFn entry, void *userdata)
-{
-	int r;
-
-	r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_ARRAY, "{sv}");
-	if (r < 0)
-		return r;
-	for (;;) {
-		const char *key, *contents;
-		char type;
-
-		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_DICT_ENTRY, "sv");
-		if (r < 0)
-			return r;
-		if (r == 0)
-			break;
-		r = sd_bus_message_read(c->m, "s", &key);
-		if (r < 0)
-			return r;
-		r = sd_bus_message_peek_type(c->m, &type, &contents);
-		if (r < 0)
-			return r;
-		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_VARIANT, contents);
-		if (r >= 0)
-			r = entry(c, key, contents, path, userdata);
-		if (r >= 0)
-			r = sd_bus_message_exit_container(c->m);
-		if (r >= 0)
-			r = sd_bus_message_exit_container(c->m);
-		if (r < 0) {
-			set_field(c, path, key);
-			return r;
-		}
-	}
-	return sd_bus_message_exit_container(c->m);
-}
-
-typedef struct FieldsWalk {
-	const BusField *table;
-	void *base;
-	uint64_t seen;
-} FieldsWalk;
-
-static int fields_entry(BusCall *c, const char *key, const char *contents, const char *path,
-			void *userdata)
-{
-	FieldsWalk *w = userdata;
-
-	for (size_t i = 0; w->table[i].name; i++) {
-		const BusField *f = &w->table[i];
-		char sub[128];
-
-		if (!streq(f->name, key))
-			continue;
-		/* A key twice is a client bug that would otherwise be
-		 * decided silently by the order of the entries. */
-		if (w->seen & (UINT64_C(1) << i) || !streq(contents, f->signature))
-			return -EINVAL;
-		w->seen |= UINT64_C(1) << i;
-		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", key);
-		return f->fn(c, f, sub, (char *)w->base + f->offset);
-	}
-	return -EINVAL; /* unknown keys are refused, as varlink does */
-}
-
-static int decode_fields(BusCall *c, const BusField *table, const char *path, void *base)
-{
-	FieldsWalk w = {.table = table, .base = base};
-
-	return dict_foreach(c, path, fields_entry, &w);
-}
-
-static int field_string(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	const char *s;
-	int r;
-
-	(void)path;
-	r = sd_bus_message_read(c->m, "s", &s);
-	if (r < 0)
-		return r;
-	if (strlen(s) > (f->max ?: MNT_PATH_MAX))
-		return -ERANGE;
-	return free_and_strdup(p, s);
-}
-
-static int field_bool(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	int b, r;
-
-	(void)f;
-	(void)path;
-	r = sd_bus_message_read(c->m, "b", &b);
-	if (r < 0)
-		return r;
-	*(bool *)p = b;
-	return 0;
-}
-
-static int field_u32(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	(void)f;
-	(void)path;
-	return sd_bus_message_read(c->m, "u", p);
-}
-
-static int field_pid(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	uint32_t pid;
-	int r;
-
-	(void)f;
-	(void)path;
-	r = sd_bus_message_read(c->m, "u", &pid);
-	if (r < 0)
-		return r;
-	if (pid == 0 || pid > INT32_MAX)
-		return -ERANGE;
-	*(pid_t *)p = (pid_t)pid;
-	return 0;
-}
-
-/* Borrowed: the message owns it for the whole call. */
-static int field_fd(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	(void)f;
-	(void)path;
-	return sd_bus_message_read(c->m, "h", p);
-}
-
-/* "traceFd" is the front end's, not the request's: it goes to the call. */
-static int field_trace_fd(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	(void)f;
-	(void)path;
-	(void)p;
-	return sd_bus_message_read(c->m, "h", &c->trace_fd);
-}
-
-_Static_assert(sizeof(MntCreate) == sizeof(int) && sizeof(OpsPropagation) == sizeof(int),
-	       "enums are stored through int pointers");
-
-static int field_enum(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	const char *s;
-	int r;
-
-	(void)path;
-	r = sd_bus_message_read(c->m, "s", &s);
-	if (r < 0)
-		return r;
-	r = f->from_string(s);
-	if (r < 0)
-		return r;
-	*(int *)p = r;
-	return 0;
-}
-
-static int field_dict(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	return decode_fields(c, f->table, path, p);
-}
-
-static int attributes_entry(BusCall *c, const char *key, const char *contents, const char *path,
-			    void *userdata)
-{
-	OpsAttributes *a = userdata;
-	const char *s;
-	int b, r;
-
-	(void)path;
-	if (streq(key, "atime")) {
-		if (!streq(contents, "s"))
-			return -EINVAL;
-		r = sd_bus_message_read(c->m, "s", &s);
-		return r < 0 ? r : ops_attributes_set_atime(a, s);
-	}
-	if (!streq(contents, "b"))
-		return -EINVAL;
-	r = sd_bus_message_read(c->m, "b", &b);
-	return r < 0 ? r : ops_attributes_set_flag(a, key, b);
-}
-
-static int field_attributes(BusCall *c, const BusField *f, const char *path, void *p)
-{
-	(void)f;
-	return dict_foreach(c, path, attributes_entry, p);
-}
-
-#define FIELD(key, sig, func, type, member, ...)                                             \
-	{                                                                                    \
-		.name = key, .signature = sig, .fn = func, .offset = offsetof(type, member), \
-		__VA_ARGS__                                                                  \
-	}
-#define FIELD_TRACE                                                       \
-	{                                                                 \
-		.name = "traceFd", .signature = "h", .fn = field_trace_fd \
-	}
-
-static const BusField namespace_fields[] = {
-	FIELD("pid", "u", field_pid, OpsNamespace, pid),
-	FIELD("pidfd", "h", field_fd, OpsNamespace, pidfd),
-	FIELD("mntnsFd", "h", field_fd, OpsNamespace, mntns_fd),
-	{},
-};
-
-static const BusField placement_fields[] = {
-	FIELD("namespace", "a{sv}", field_dict, OpsPlacement, ns, .table = namespace_fields),
-	FIELD("path", "s", field_string, OpsPlacement, path),
-	FIELD("create", "s", field_enum, OpsPlacement, create,
-	      .from_string = mnt_create_from_string),
-	FIELD("beneath", "b", field_bool, OpsPlacement, beneath),
-	{},
-};
-
-static const BusField image_fields[] = {
-	FIELD("fd", "h", field_fd, OpsImage, fd),
-	FIELD("partition", "u", field_u32, OpsImage, partition),
-	FIELD("partitionType", "s", field_string, OpsImage, partition_type, .max = 36),
-	{},
-};
-
-#define FIELD_NAMESPACE(key, type, member) \
-	FIELD(key, "a{sv}", field_dict, type, member, .table = namespace_fields)
-#define FIELD_ATTRIBUTES(type, member) FIELD("attributes", "a{sv}", field_attributes, type, member)
-#define FIELD_PROPAGATION(type, member)                                 \
-	FIELD("propagation", "s", field_enum, type, member.propagation, \
-	      .from_string = ops_propagation_from_string)
-#define FIELD_PLACEMENT(type, member) \
-	FIELD("placement", "a{sv}", field_dict, type, member, .table = placement_fields)
-
-/* A placement without a path is not a placement; the namespace defaults to
- * the caller's only for a real one, as in varlink. */
-static int placement_finish(BusCall *c, OpsPlacement *p)
-{
-	if (!p->path) {
-		if (p->create != MNT_CREATE_NONE || p->beneath || ops_namespace_is_set(&p->ns)) {
-			set_field(c, "placement", "path");
-			return -EINVAL;
-		}
-		return 0;
-	}
-	return namespace_default(c, &p->ns);
-}
-
-/* ---- decoding parameters: a(ssv) -------------------------------------------- */
-
-static int param_value(BusCall *c, const char *contents, MntParam *p)
-{
-	const char *s;
-	int fd, b, r;
-
-	if (streq(contents, "s")) {
-		r = sd_bus_message_read(c->m, "s", &s);
-		return r < 0 ? r : free_and_strdup(&p->value, s);
-	}
-	if (streq(contents, "ay")) {
-		const void *data;
-		size_t size;
-
-		r = sd_bus_message_read_array(c->m, 'y', &data, &size);
-		if (r < 0)
-			return r;
-		if (size == 0)
-			return 0; /* no value: ops_params_validate() says so */
-		p->blob = malloc(size);
-		if (!p->blob)
-			return -ENOMEM;
-		memcpy(p->blob, data, size);
-		p->blob_size = size;
-		return 0;
-	}
-	if (streq(contents, "h") || streq(contents, "(hs)")) {
-		bool with_path = contents[0] == '(';
-
-		r = with_path ? sd_bus_message_read(c->m, "(hs)", &fd, &s)
-			      : sd_bus_message_read(c->m, "h", &fd);
-		if (r < 0)
-			return r;
-		/* MntParam owns its fd. */
-		p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		if (p->fd < 0)
-			return negative_errno();
-		return with_path ? free_and_strdup(&p->value, s) : 0;
-	}
-	if (streq(contents, "b")) {
-		r = sd_bus_message_read(c->m, "b", &b);
-		return r < 0 ? r : b ? 0 : -EINVAL;
-	}
-	return -EINVAL;
-}
-
-static int decode_params(BusCall *c, MntParam **ret, size_t *ret_n)
-{
-	MntParam *params = NULL;
-	size_t n = 0;
-	int r;
-
-	*ret = NULL;
-	*ret_n = 0;
-	r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_ARRAY, "(ssv)");
-	if (r < 0)
-		return set_field(c, NULL, "parameters"), r;
-	for (;;) {
-		const char *key, *type, *contents;
-		char field[32];
-		MntParam *p;
-		char t;
-
-		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_STRUCT, "ssv");
-		if (r <= 0)
-			break;
-		snprintf(field, sizeof(field), "parameters[%zu]", n);
-		if (n >= OPS_PARAMS_MAX) {
-			r = -E2BIG;
-			set_field(c, NULL, "parameters");
-			break;
-		}
-		p = reallocarray(params, n + 1, sizeof(*params));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		params = p;
-		p = &params[n++];
-		*p = (MntParam){.fd = -EBADF};
-
-		r = sd_bus_message_read(c->m, "ss", &key, &type);
-		if (r >= 0)
-			r = free_and_strdup(&p->key, key);
-		if (r < 0) {
-			set_field(c, field, "key");
-			break;
-		}
-		r = mnt_param_type_from_string(type);
-		if (r < 0) {
-			set_field(c, field, "type");
-			break;
-		}
-		p->type = (MntParamType)r;
-		r = sd_bus_message_peek_type(c->m, &t, &contents);
-		if (r >= 0)
-			r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_VARIANT, contents);
-		if (r >= 0)
-			r = param_value(c, contents, p);
-		if (r >= 0)
-			r = sd_bus_message_exit_container(c->m);
-		if (r < 0) {
-			set_field(c, field, "value");
-			break;
-		}
-		r = sd_bus_message_exit_container(c->m);
-		if (r < 0)
-			break;
-	}
-	if (r >= 0)
-		r = sd_bus_message_exit_container(c->m);
-	if (r < 0) {
-		set_field(c, NULL, "parameters");
-		for (size_t i = 0; i < n; i++)
-			mnt_param_done(&params[i]);
-		free(params);
-		return r;
-	}
-	*ret = params;
-	*ret_n = n;
-	return 0;
-}
-
-/* ---- replies ------------------------------------------------------------------ */
-
-/* Ask the policy (policy.c via authorize.c) before anything is done, as the
- * varlink front end does.  0: allowed; negative: the call failed, with
- * AccessDenied and the policy's reason when it was denied. */
-static int bus_authorize(BusCall *c, const OpsNamespace *ns, const char *fstype,
-			 uint64_t attributes)
-{
-	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-	_cleanup_free_ char *reason = NULL;
-	AuthCaller caller = {.pidfd = c->caller_pidfd};
-	const gid_t *groups = NULL;
-	int r, n;
-
-	r = sd_bus_query_sender_creds(c->m,
-				      SD_BUS_CREDS_PID | SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID |
-					      SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID |
-					      SD_BUS_CREDS_SUPPLEMENTARY_GIDS,
-				      &creds);
-	if (r >= 0)
-		r = sd_bus_creds_get_pid(creds, &caller.pid);
-	/* The bus daemon vouches for the uid (the effective one is there only
-	 * when sd-bus could read it itself); without it the call fails: the
-	 * policy never guesses who asked.  dbus-daemon sends no gid: then the
-	 * primary group is the user's from the user database, as dbus-daemon
-	 * itself resolves groups, or none at all. */
-	if (r >= 0 && sd_bus_creds_get_euid(creds, &caller.id.uid) < 0)
-		r = sd_bus_creds_get_uid(creds, &caller.id.uid);
-	if (r < 0)
-		return sd_bus_error_set_errno(c->error, r);
-	if (sd_bus_creds_get_egid(creds, &caller.id.gid) < 0 &&
-	    sd_bus_creds_get_gid(creds, &caller.id.gid) < 0) {
-		struct passwd *pw = getpwuid(caller.id.uid);
-
-		caller.id.gid = pw ? pw->pw_gid : (gid_t)-1;
-	}
-	n = sd_bus_creds_get_supplementary_gids(creds, &groups);
-	if (n > 0) {
-		caller.id.groups = groups;
-		caller.id.n_groups = n;
-	}
-	r = authorize(&caller, sd_bus_message_get_member(c->m), ns, fstype, attributes, &reason);
-	if (r == -EPERM)
-		return sd_bus_error_setf(c->error, SD_BUS_ERROR_ACCESS_DENIED,
-					 "Permission denied: %s", reason ?: "denied by policy");
-	return r < 0 ? sd_bus_error_set_errno(c->error, r) : 0;
-}
-
-/* Decoding or validation failed: InvalidArgs naming the field, like
- * org.varlink.service.InvalidParameter{parameter}. */
-static int fail_invalid(BusCall *c, int r, const char *field)
-{
-	if (r == -ENOMEM)
-		return sd_bus_error_set_errno(c->error, r);
-	return sd_bus_error_setf(c->error, SD_BUS_ERROR_INVALID_ARGS, "Invalid parameter: %s",
-				 field
-					 ?: c->field[0] ? c->field
-							: "parameters");
-}
-
-/* The options dictionary into base, then the caller's namespace where ns
- * names none: 0, or InvalidArgs naming the field. */
-static int decode_options(BusCall *c, const BusField *table, void *base, OpsNamespace *ns)
-{
-	int r = decode_fields(c, table, "", base);
-
-	if (r >= 0)
-		r = namespace_default(c, ns);
-	return r < 0 ? fail_invalid(c, r, NULL) : 0;
+	b->last_activity = now_usec();
 }
 
 static const char *errno_name(int r)
@@ -621,590 +99,608 @@ static const char *errno_name(int r)
 	return strerrorname_np(r < 0 ? -r : r) ?: "?";
 }
 
-static int fail_operation(BusCall *c, int r, const MntLog *log)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t size = 0;
-	FILE *f;
+/* ---- one call: D-Bus arguments → JSON parameters ----------------------------- */
 
-	switch (ops_error_kind(r, log)) {
-	case OPS_ERROR_NO_MEMORY:
-		return sd_bus_error_set_errno(c->error, r);
-	case OPS_ERROR_PERMISSION_DENIED:
-		return sd_bus_error_setf(c->error, SD_BUS_ERROR_ACCESS_DENIED, "%s: %s",
-					 errno_name(r), strerror(-r));
-	case OPS_ERROR_INTERNAL:
-		return sd_bus_error_setf(c->error, BUS_ERROR_INTERNAL_ERROR, "%s: %s",
-					 errno_name(r), strerror(-r));
-	case OPS_ERROR_MOUNT_FAILED:
-		break;
-	}
-
-	/* D-Bus errors carry one string: the step, the errno and every
-	 * kernel message, one per line, in the order they were logged, then
-	 * the steps that succeeded before it. */
-	f = open_memstream(&text, &size);
-	if (!f)
-		return sd_bus_error_set_errno(c->error, -ENOMEM);
-	fprintf(f, "%s: %s (%s)", log->failed_step, errno_name(r), strerror(-r));
-	for (size_t i = 0; i < log->n_messages; i++)
-		fprintf(f, "\n%s: %c %s", log->messages[i].step, log->messages[i].level,
-			log->messages[i].text);
-	for (size_t i = 0; i < log->n_steps; i++)
-		fprintf(f, "%s%s", i ? ", " : "\nsteps done: ", log->steps[i].name);
-	if (fclose(f) != 0)
-		return sd_bus_error_set_errno(c->error, -ENOMEM);
-	return sd_bus_error_set(c->error, BUS_ERROR_MOUNT_FAILED, text);
-}
-
-static int append_messages(sd_bus_message *reply, const MntLog *log)
-{
-	int r;
-
-	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(sss)");
-	for (size_t i = 0; r >= 0 && i < log->n_messages; i++) {
-		const MntMessage *m = &log->messages[i];
-		char level[2] = {m->level, 0};
-
-		r = sd_bus_message_append(reply, "(sss)", m->step, level, m->text);
-	}
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-/* The steps that succeeded, as "a(st)": name and microseconds. */
-static int append_steps(sd_bus_message *reply, const MntLog *log)
-{
-	int r;
-
-	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(st)");
-	for (size_t i = 0; r >= 0 && i < log->n_steps; i++)
-		r = sd_bus_message_append(reply, "(st)", log->steps[i].name, log->steps[i].usec);
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-/* The detached mount as "ah": empty when it was placed. */
-static int append_mount_fd(sd_bus_message *reply, int fd)
-{
-	/* sd-bus duplicates the fd; the result still closes ours. */
-	return fd >= 0 ? sd_bus_message_append(reply, "ah", 1, fd)
-		       : sd_bus_message_append(reply, "ah", 0);
-}
-
-static int append_attributes(sd_bus_message *reply, uint64_t attr)
-{
-	int r;
-
-	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
-	for (const OpsAttributeName *n = ops_attribute_names; r >= 0 && n->name; n++)
-		r = sd_bus_message_append(reply, "{sv}", n->name, "b", (int)!!(attr & n->flag));
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "{sv}", "atime", "s", ops_atime_to_string(attr));
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-#define MOUNT_ENTRY_SIGNATURE "ttuusssssa{sv}stts"
-
-static int append_mount_entry(sd_bus_message *reply, const OpsMountEntry *e)
-{
-	char dev[32];
-	int r;
-
-	snprintf(dev, sizeof(dev), "%u:%u", e->dev_major, e->dev_minor);
-	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, MOUNT_ENTRY_SIGNATURE);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "ttuusssss", e->id, e->parent_id, e->id_old,
-					  e->parent_id_old, e->fstype ?: "", e->source ?: "",
-					  e->root ?: "", e->mount_point ?: "", e->options ?: "");
-	if (r >= 0)
-		r = append_attributes(reply, e->attr);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "stts", mnt_propagation_to_string(e->propagation),
-					  e->peer_group, e->master, dev);
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-static void touch(BusFront *b)
-{
-	b->last_activity = now_usec();
-}
-
-/* ---- operations run as jobs, off the event loop (job.c, ops-call.c) -------- */
-
-typedef struct BusJob {
+typedef struct BusCall {
 	BusFront *front;
-	sd_bus_message *m; /* holds the request's fds */
-	int caller_pidfd;  /* owned: the request may name the caller's namespace by it */
-	OpsCall op;
-} BusJob;
+	sd_bus_message *m; /* holds the fds the parameters name */
+	sd_bus_creds *creds;
+	json_object *params;
+	int *fds;
+	size_t n_fds;
+	int caller_pidfd;
+	char field[160]; /* the argument that did not convert */
+} BusCall;
 
-static void bus_job_free(BusJob *j)
+static BusCall *bus_call_free(BusCall *c)
 {
-	ops_call_done(&j->op);
-	safe_close(j->caller_pidfd);
-	sd_bus_message_unref(j->m);
-	free(j);
+	if (!c)
+		return NULL;
+	sd_bus_message_unref(c->m);
+	sd_bus_creds_unref(c->creds);
+	json_object_put(c->params);
+	free(c->fds);
+	safe_close(c->caller_pidfd);
+	free(c);
+	return NULL;
 }
 
-static void bus_job_run(void *userdata)
+static void bus_call_freep(BusCall **c)
 {
-	BusJob *j = userdata;
-
-	ops_call_run(&j->op);
+	bus_call_free(*c);
 }
 
-/* The reply of a change: (t mountId, ah fd) for Create and Bind, then
- * (s fsType, s loopDevice) for Create, the messages for Create and
- * Reconfigure, the steps for all. */
-static int reply_change(sd_bus_message *m, const OpsCall *c)
+static void set_field(BusCall *c, const char *path)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	bool mount = c->kind == OPS_CALL_CREATE || c->kind == OPS_CALL_BIND;
-	int r;
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0 && mount)
-		r = sd_bus_message_append(reply, "t", c->res.mount_id);
-	if (r >= 0 && mount)
-		r = append_mount_fd(reply, c->res.mount_fd);
-	if (r >= 0 && c->kind == OPS_CALL_CREATE)
-		r = sd_bus_message_append(reply, "ss", c->res.fstype ?: "",
-					  c->res.loop_device ?: "");
-	if (r >= 0 && (c->kind == OPS_CALL_CREATE || c->kind == OPS_CALL_RECONFIGURE))
-		r = append_messages(reply, &c->log);
-	if (r >= 0)
-		r = append_steps(reply, &c->log);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+	/* The innermost failure names the field; outer levels keep it. */
+	if (!c->field[0])
+		snprintf(c->field, sizeof(c->field), "%s", path);
 }
 
-static int append_info_value(sd_bus_message *reply, const OpsValue *v);
-
-static int reply_info(sd_bus_message *m, const OpsCall *c)
+static void subpath(char *buf, size_t size, const char *path, const char *key)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	int r;
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "ss", ops_info_source_to_string(c->info.source),
-					  c->info.attribute);
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(sv)");
-	for (size_t i = 0; r >= 0 && i < c->info.n_values; i++)
-		r = append_info_value(reply, &c->info.values[i]);
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+	snprintf(buf, size, "%s%s%s", path, *path ? "." : "", key);
 }
 
-static void bus_job_done(void *userdata)
+/* An fd of the message by the index the parameters name it with; the
+ * message keeps it open. */
+static int add_fd(BusCall *c, int fd, json_object **ret)
 {
-	BusJob *j = userdata;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	int r;
+	int *a = reallocarray(c->fds, c->n_fds + 1, sizeof(int));
 
-	touch(j->front);
-	if (j->op.kind == OPS_CALL_INFO && (j->op.r == -ENOSYS || j->op.r == -EOPNOTSUPP)) {
-		(void)sd_bus_error_setf(&e, BUS_ERROR_NOT_SUPPORTED,
-					"fsinfo attribute not available: %s",
-					((const OpsInfoRequest *)j->op.req)->attribute ?: "statfs");
-		r = sd_bus_reply_method_error(j->m, &e);
-	} else if (j->op.r < 0) {
-		BusCall c = BUS_CALL_INIT(j->m, &e);
-
-		(void)fail_operation(&c, j->op.r, &j->op.log);
-		r = sd_bus_reply_method_error(j->m, &e);
-	} else if (j->op.kind == OPS_CALL_INFO)
-		r = reply_info(j->m, &j->op);
-	else
-		r = reply_change(j->m, &j->op);
-	if (r < 0)
-		(void)sd_bus_reply_method_errno(j->m, r, NULL);
-	sd_bus_error_free(&e);
-	bus_job_free(j);
-}
-
-/* Run a change and answer when it is done; req and log move into the job
- * (see ops_call_init()), and so does the caller's pidfd, which the request
- * may name. */
-static int bus_start(BusCall *c, BusFront *b, OpsCallKind kind, void *req, size_t size, MntLog *log)
-{
-	BusJob *j;
-	int r;
-
-	if (c->trace_fd >= 0) {
-		/* Our own copy: the message's stays open until it is freed,
-		 * after the reply, so a D-Bus client sees EOF only then. */
-		int fd = fcntl(c->trace_fd, F_DUPFD_CLOEXEC, 3);
-
-		r = fd < 0 ? negative_errno() : mnt_log_trace(log, fd);
-		if (r < 0)
-			return fail_invalid(c, r, "traceFd");
-	}
-	j = calloc(1, sizeof(*j));
-	if (!j)
+	if (!a)
 		return -ENOMEM;
-	r = ops_call_init(&j->op, kind, req, size, log);
-	if (r < 0) {
-		free(j);
+	c->fds = a;
+	c->fds[c->n_fds] = fd;
+	*ret = json_object_new_int((int)c->n_fds++);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int dict_to_json(BusCall *c, const char *path, json_object *obj);
+
+static int variant_to_json(BusCall *c, const char *contents, const char *path, json_object **ret)
+{
+	union {
+		const char *s;
+		int b, fd;
+		uint8_t y;
+		int16_t n;
+		uint16_t q;
+		int32_t i;
+		uint32_t u;
+		int64_t x;
+		uint64_t t;
+	} v;
+	int r;
+
+	*ret = NULL;
+	if (streq(contents, "a{sv}")) {
+		_cleanup_json_ json_object *o = json_object_new_object();
+
+		if (!o)
+			return -ENOMEM;
+		r = dict_to_json(c, path, o);
+		if (r >= 0)
+			*ret = TAKE_PTR(o);
 		return r;
 	}
-	j->front = b;
-	j->m = sd_bus_message_ref(c->m);
-	j->caller_pidfd = TAKE_FD(c->caller_pidfd);
-	r = job_submit(sd_bus_get_event(b->bus), bus_job_run, bus_job_done, j);
+	if (strlen(contents) != 1)
+		return -EINVAL;
+	r = sd_bus_message_read_basic(c->m, contents[0], &v);
+	if (r < 0)
+		return r;
+	switch (contents[0]) {
+	case 's':
+	case 'o':
+	case 'g':
+		*ret = json_object_new_string(v.s);
+		break;
+	case 'b':
+		*ret = json_object_new_boolean(v.b);
+		break;
+	case 'y':
+		*ret = json_object_new_int64(v.y);
+		break;
+	case 'n':
+		*ret = json_object_new_int64(v.n);
+		break;
+	case 'q':
+		*ret = json_object_new_int64(v.q);
+		break;
+	case 'i':
+		*ret = json_object_new_int64(v.i);
+		break;
+	case 'u':
+		*ret = json_object_new_int64(v.u);
+		break;
+	case 'x':
+		*ret = json_object_new_int64(v.x);
+		break;
+	case 't':
+		*ret = json_object_new_uint64(v.t);
+		break;
+	case 'h':
+		return add_fd(c, v.fd, ret);
+	default:
+		return -EINVAL;
+	}
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* An a{sv} into obj, each key a JSON member of its variant's value. */
+static int dict_to_json(BusCall *c, const char *path, json_object *obj)
+{
+	int r;
+
+	r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_ARRAY, "{sv}");
+	if (r < 0)
+		return set_field(c, *path ? path : "options"), r;
+	for (;;) {
+		const char *key, *contents;
+		json_object *v = NULL;
+		char sub[160];
+
+		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_DICT_ENTRY, "sv");
+		if (r <= 0)
+			break;
+		r = sd_bus_message_read(c->m, "s", &key);
+		if (r < 0)
+			break;
+		subpath(sub, sizeof(sub), path, key);
+		/* A key twice is a client bug that would otherwise be decided
+		 * silently by the order of the entries. */
+		r = json_object_object_get_ex(obj, key, NULL) ? -EINVAL : 0;
+		if (r >= 0)
+			r = sd_bus_message_peek_type(c->m, NULL, &contents);
+		if (r >= 0)
+			r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_VARIANT, contents);
+		if (r >= 0)
+			r = variant_to_json(c, contents, sub, &v);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(c->m);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(c->m);
+		if (r < 0) {
+			json_object_put(v);
+			set_field(c, sub);
+			return r;
+		}
+		json_object_object_add(obj, key, v);
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(c->m);
+	if (r < 0)
+		set_field(c, *path ? path : "options");
+	return r;
+}
+
+/* One (key, type, value) parameter as {"key", "type", "value"/"fd"}. */
+static int param_to_json(BusCall *c, json_object *p)
+{
+	const char *key, *type, *contents, *s;
+	int r, fd, b;
+
+	r = sd_bus_message_read(c->m, "ss", &key, &type);
+	if (r < 0)
+		return r;
+	json_object_object_add(p, "key", json_object_new_string(key));
+	json_object_object_add(p, "type", json_object_new_string(type));
+	r = sd_bus_message_peek_type(c->m, NULL, &contents);
+	if (r >= 0)
+		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_VARIANT, contents);
+	if (r < 0)
+		return r;
+	if (streq(contents, "s")) {
+		r = sd_bus_message_read(c->m, "s", &s);
+		if (r >= 0)
+			json_object_object_add(p, "value", json_object_new_string(s));
+	} else if (streq(contents, "ay")) {
+		const void *data;
+		size_t size;
+
+		r = sd_bus_message_read_array(c->m, 'y', &data, &size);
+		if (r >= 0 && size > 0) {
+			_cleanup_free_ char *text = NULL;
+
+			r = base64_encode(data, size, &text);
+			if (r >= 0)
+				json_object_object_add(p, "value", json_object_new_string(text));
+		}
+	} else if (streq(contents, "h") || streq(contents, "(hs)")) {
+		bool with_path = contents[0] == '(';
+		json_object *index = NULL;
+
+		r = with_path ? sd_bus_message_read(c->m, "(hs)", &fd, &s)
+			      : sd_bus_message_read(c->m, "h", &fd);
+		if (r >= 0)
+			r = add_fd(c, fd, &index);
+		if (r >= 0)
+			json_object_object_add(p, "fd", index);
+		if (r >= 0 && with_path)
+			json_object_object_add(p, "value", json_object_new_string(s));
+	} else if (streq(contents, "b")) {
+		r = sd_bus_message_read(c->m, "b", &b);
+		if (r >= 0 && !b)
+			r = -EINVAL; /* a flag is there or not */
+	} else
+		r = -EINVAL;
+	if (r < 0)
+		return r;
+	return sd_bus_message_exit_container(c->m);
+}
+
+static int params_to_json(BusCall *c, json_object **ret)
+{
+	_cleanup_json_ json_object *a = json_object_new_array();
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_ARRAY, "(ssv)");
+	for (size_t i = 0; r >= 0; i++) {
+		json_object *p;
+		char field[48];
+
+		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_STRUCT, "ssv");
+		if (r <= 0)
+			break;
+		p = json_object_new_object();
+		if (!p)
+			return -ENOMEM;
+		json_object_array_add(a, p);
+		r = param_to_json(c, p);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(c->m);
+		if (r < 0) {
+			snprintf(field, sizeof(field), "parameters[%zu].%s", i,
+				 json_object_object_get_ex(p, "type", NULL) ? "value" : "key");
+			set_field(c, field);
+		}
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(c->m);
 	if (r < 0) {
-		bus_job_free(j);
+		set_field(c, "parameters");
+		return r;
+	}
+	*ret = TAKE_PTR(a);
+	return 0;
+}
+
+static bool field_optional(const OpsMethod *m, const char *name)
+{
+	for (const JsonDispatch *e = m->fields; e->name; e++)
+		if (streq(e->name, name))
+			return !(e->flags & JSON_MANDATORY);
+	return false;
+}
+
+/* The method's positional arguments and options as its JSON parameters. */
+static int args_to_json(BusCall *c, const OpsMethod *m)
+{
+	int r;
+
+	c->params = json_object_new_object();
+	if (!c->params)
+		return -ENOMEM;
+	for (const OpsBusArg *a = m->bus_args; a->name; a++) {
+		json_object *v = NULL;
+		const char *s;
+
+		if (streq(a->signature, "a(ssv)"))
+			r = params_to_json(c, &v);
+		else {
+			r = sd_bus_message_read(c->m, "s", &s);
+			if (r < 0)
+				set_field(c, a->name);
+			/* "" is D-Bus's null where the field may be absent. */
+			else if (*s || !field_optional(m, a->name)) {
+				v = json_object_new_string(s);
+				r = v ? 0 : -ENOMEM;
+			}
+		}
+		if (r < 0)
+			return r;
+		if (v)
+			json_object_object_add(c->params, a->name, v);
+	}
+	return m->bus_no_options ? 0 : dict_to_json(c, "", c->params);
+}
+
+/* Who sent it: the bus daemon vouches for the uid (the effective one is
+ * there only when sd-bus could read it itself); without it the call fails:
+ * the policy never guesses who asked.  dbus-daemon sends no gid: then the
+ * primary group is the user's from the user database, as dbus-daemon
+ * itself resolves groups. */
+static int caller_of(BusCall *c, AuthCaller *ret)
+{
+	const gid_t *groups = NULL;
+	int r, n;
+
+	*ret = (AuthCaller){.pidfd = -EBADF};
+	r = sd_bus_query_sender_creds(c->m,
+				      SD_BUS_CREDS_PID | SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID |
+					      SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID |
+					      SD_BUS_CREDS_SUPPLEMENTARY_GIDS,
+				      &c->creds);
+	if (r >= 0)
+		r = sd_bus_creds_get_pid(c->creds, &ret->pid);
+	if (r >= 0 && sd_bus_creds_get_euid(c->creds, &ret->id.uid) < 0)
+		r = sd_bus_creds_get_uid(c->creds, &ret->id.uid);
+	if (r < 0)
+		return r;
+	if (sd_bus_creds_get_egid(c->creds, &ret->id.gid) < 0 &&
+	    sd_bus_creds_get_gid(c->creds, &ret->id.gid) < 0) {
+		struct passwd *pw = getpwuid(ret->id.uid);
+
+		ret->id.gid = pw ? pw->pw_gid : (gid_t)-1;
+	}
+	n = sd_bus_creds_get_supplementary_gids(c->creds, &groups);
+	if (n > 0) {
+		ret->id.groups = groups;
+		ret->id.n_groups = (size_t)n;
+	}
+	/* Taken as early as we can, so that the pid cannot be recycled under
+	 * us between here and the operation. */
+	c->caller_pidfd = pidfd_open(ret->pid, 0);
+	ret->pidfd = c->caller_pidfd >= 0 ? c->caller_pidfd : -EBADF;
+	return 0;
+}
+
+static int bus_call_new(sd_bus_message *m, BusFront *b, RequestCall *rc, BusCall **ret,
+			sd_bus_error *error)
+{
+	_cleanup_(bus_call_freep) BusCall *c = calloc(1, sizeof(BusCall));
+	const OpsMethod *om = ops_method_find(sd_bus_message_get_member(m));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	c->caller_pidfd = -EBADF;
+	if (!om)
+		return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_METHOD, "Unknown method");
+	c->front = b;
+	c->m = sd_bus_message_ref(m);
+	r = args_to_json(c, om);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid parameter: %s",
+					 c->field[0] ? c->field : "parameters");
+	*rc = (RequestCall){
+		.method = om,
+		.parameters = c->params,
+		.fds = c->fds,
+		.n_fds = c->n_fds,
+		.userdata = c,
+	};
+	r = caller_of(c, &rc->caller);
+	if (r < 0)
+		return sd_bus_error_set_errno(error, r);
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+/* ---- answers: JSON → D-Bus ------------------------------------------------------ */
+
+static uint64_t json_u64(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_uint64(v) : 0;
+}
+
+static const char *json_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "";
+}
+
+static int append_mount_json(sd_bus_message *reply, json_object *e)
+{
+	json_object *attrs = NULL;
+	int r;
+
+	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, OPS_MOUNT_ENTRY_SIGNATURE);
+	if (r >= 0)
+		r = sd_bus_message_append(
+			reply, "ttuusssss", json_u64(e, "id"), json_u64(e, "parentId"),
+			(uint32_t)json_u64(e, "oldId"), (uint32_t)json_u64(e, "oldParentId"),
+			json_str(e, "fsType"), json_str(e, "source"), json_str(e, "root"),
+			json_str(e, "mountPoint"), json_str(e, "options"));
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
+	json_object_object_get_ex(e, "attributes", &attrs);
+	if (attrs) {
+		json_object_object_foreach(attrs, key, v)
+		{
+			if (r < 0)
+				break;
+			r = json_object_is_type(v, json_type_boolean)
+				    ? sd_bus_message_append(reply, "{sv}", key, "b",
+							    (int)json_object_get_boolean(v))
+				    : sd_bus_message_append(reply, "{sv}", key, "s",
+							    json_object_get_string(v));
+		}
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "stts", json_str(e, "propagation"),
+					  json_u64(e, "peerGroup"), json_u64(e, "master"),
+					  json_str(e, "device"));
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int append_info_value(sd_bus_message *reply, json_object *o)
+{
+	const char *name = json_str(o, "name");
+	json_object *v;
+
+	if (json_object_object_get_ex(o, "number", &v))
+		return ops_info_value_signed(name)
+			       ? sd_bus_message_append(reply, "(sv)", name, "x",
+						       json_object_get_int64(v))
+			       : sd_bus_message_append(reply, "(sv)", name, "t",
+						       json_object_get_uint64(v));
+	if (json_object_object_get_ex(o, "flag", &v))
+		return sd_bus_message_append(reply, "(sv)", name, "b",
+					     (int)json_object_get_boolean(v));
+	return sd_bus_message_append(reply, "(sv)", name, "s", json_str(o, "text"));
+}
+
+/* An array reply field, each element through append(). */
+static int append_array(sd_bus_message *reply, const char *signature, json_object *a,
+			int (*append)(sd_bus_message *, json_object *))
+{
+	int r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, signature + 1);
+
+	for (size_t i = 0; r >= 0 && a && i < json_object_array_length(a); i++)
+		r = append(reply, json_object_array_get_idx(a, i));
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int append_message(sd_bus_message *reply, json_object *o)
+{
+	return sd_bus_message_append(reply, "(sss)", json_str(o, "step"), json_str(o, "level"),
+				     json_str(o, "text"));
+}
+
+static int append_step(sd_bus_message *reply, json_object *o)
+{
+	return sd_bus_message_append(reply, "(st)", json_str(o, "step"), json_u64(o, "usec"));
+}
+
+static int append_field(sd_bus_message *reply, const OpsReplyField *f, RequestAnswer *a)
+{
+	const char *sig = ops_reply_kind_signature(f->kind);
+	json_object *v = NULL;
+
+	json_object_object_get_ex(a->parameters, f->name, &v);
+	switch (f->kind) {
+	case OPS_REPLY_MOUNT_ID:
+		return sd_bus_message_append(reply, "t", json_u64(a->parameters, f->name));
+	case OPS_REPLY_MOUNT_FD: {
+		int64_t i = v ? json_object_get_int64(v) : -1;
+
+		/* sd-bus duplicates the fd; the answer still closes ours. */
+		return i >= 0 && (size_t)i < a->n_fds
+			       ? sd_bus_message_append(reply, "ah", 1, a->fds[i])
+			       : sd_bus_message_append(reply, "ah", 0);
+	}
+	case OPS_REPLY_MESSAGES:
+		return append_array(reply, sig, v, append_message);
+	case OPS_REPLY_STEPS:
+		return append_array(reply, sig, v, append_step);
+	case OPS_REPLY_INFO_VALUES:
+		return append_array(reply, sig, v, append_info_value);
+	case OPS_REPLY_MOUNTS:
+		return append_array(reply, sig, v, append_mount_json);
+	default:
+		return sd_bus_message_append(reply, "s", json_str(a->parameters, f->name));
+	}
+}
+
+/* A varlink error name (ops-table.h) as the D-Bus error: the standard
+ * names for refusals, io.mountd1.Error.* for the rest.  D-Bus errors
+ * carry one string, so MountFailed's holds the step, the errno, every
+ * kernel message and the steps done before it, a line each. */
+static int bus_error(sd_bus_error *e, const RequestAnswer *a)
+{
+	json_object *p = a->parameters;
+	int err = (int)json_u64(p, "errno");
+
+	if (streq(a->error, OPS_ERROR_NAME_INVALID_PARAMETER))
+		return sd_bus_error_setf(e, SD_BUS_ERROR_INVALID_ARGS, "Invalid parameter: %s",
+					 json_str(p, "parameter"));
+	if (streq(a->error, OPS_ERROR_NAME_PERMISSION))
+		return sd_bus_error_setf(e, SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: %s",
+					 json_str(p, "reason"));
+	if (streq(a->error, OPS_ERROR_NAME_LIMIT))
+		return sd_bus_error_set(e, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					"Too many calls of this user running");
+	if (streq(a->error, OPS_ERROR_NAME_NOT_SUPPORTED))
+		return sd_bus_error_setf(e, BUS_ERROR_NOT_SUPPORTED,
+					 "fsinfo attribute not available: %s",
+					 json_str(p, "attribute"));
+	if (streq(a->error, OPS_ERROR_NAME_MOUNT_FAILED)) {
+		_cleanup_free_ char *text = NULL;
+		json_object *list = NULL;
+		size_t size = 0;
+		FILE *f = open_memstream(&text, &size);
+
+		if (!f)
+			return sd_bus_error_set_errno(e, -ENOMEM);
+		fprintf(f, "%s: %s (%s)", json_str(p, "step"), errno_name(err), strerror(err));
+		json_object_object_get_ex(p, "messages", &list);
+		for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+			json_object *m = json_object_array_get_idx(list, i);
+
+			fprintf(f, "\n%s: %s %s", json_str(m, "step"), json_str(m, "level"),
+				json_str(m, "text"));
+		}
+		list = NULL;
+		json_object_object_get_ex(p, "steps", &list);
+		for (size_t i = 0; list && i < json_object_array_length(list); i++)
+			fprintf(f, "%s%s", i ? ", " : "\nsteps done: ",
+				json_str(json_object_array_get_idx(list, i), "step"));
+		if (fclose(f) != 0)
+			return sd_bus_error_set_errno(e, -ENOMEM);
+		return sd_bus_error_set(e, BUS_ERROR_MOUNT_FAILED, text);
+	}
+	if (err == ENOMEM)
+		return sd_bus_error_set_errno(e, -ENOMEM);
+	return sd_bus_error_setf(e, BUS_ERROR_INTERNAL_ERROR, "%s: %s", errno_name(err),
+				 strerror(err));
+}
+
+static int bus_reply(sd_bus_message *m, const OpsMethod *om, RequestAnswer *a)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int r;
+
+	if (a->error) {
+		_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+
+		(void)bus_error(&e, a);
+		return sd_bus_reply_method_error(m, &e);
+	}
+	r = sd_bus_message_new_method_return(m, &reply);
+	for (const OpsReplyField *f = om->reply; r >= 0 && f->name; f++)
+		if (f->dbus)
+			r = append_field(reply, f, a);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static void bus_done(RequestAnswer *a, void *userdata)
+{
+	BusCall *c = userdata;
+	const OpsMethod *om = ops_method_find(sd_bus_message_get_member(c->m));
+
+	touch(c->front);
+	if (bus_reply(c->m, om, a) < 0)
+		(void)sd_bus_reply_method_errno(c->m, -EIO, NULL);
+	bus_call_free(c);
+}
+
+static int bus_method(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	RequestCall rc;
+	BusCall *c = NULL;
+	int r;
+
+	touch(userdata);
+	r = bus_call_new(m, userdata, &rc, &c, error);
+	if (r < 0 || !c)
+		return r;
+	rc.done = bus_done;
+	r = request_start(&rc);
+	if (r < 0) {
+		bus_call_free(c);
 		return r;
 	}
 	return 1;
-}
-
-/* ---- methods ------------------------------------------------------------------- */
-
-static const BusField create_fields[] = {
-	FIELD("source", "s", field_string, OpsCreateRequest, source, .max = MNT_STRING_MAX),
-	FIELD("exclusive", "b", field_bool, OpsCreateRequest, exclusive),
-	FIELD("image", "a{sv}", field_dict, OpsCreateRequest, image, .table = image_fields),
-	FIELD_ATTRIBUTES(OpsCreateRequest, attr),
-	FIELD_PROPAGATION(OpsCreateRequest, attr),
-	FIELD_PLACEMENT(OpsCreateRequest, place),
-	FIELD_TRACE,
-	{},
-};
-
-static int method_create(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_create_request_done) OpsCreateRequest req = {
-		.image.fd = -EBADF,
-		.place.ns = OPS_NAMESPACE_NULL,
-	};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	const char *fstype, *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = sd_bus_message_read(m, "s", &fstype);
-	if (r < 0)
-		return fail_invalid(&c, r, "fsType");
-	/* "" is the varlink side's null: probe the image. */
-	if (*fstype && free_and_strdup(&req.fstype, fstype) < 0)
-		return -ENOMEM;
-	r = decode_params(&c, &req.params, &req.n_params);
-	if (r >= 0)
-		r = decode_fields(&c, create_fields, "", &req);
-	if (r >= 0)
-		r = placement_finish(&c, &req.place);
-	if (r < 0)
-		return fail_invalid(&c, r, NULL);
-	r = ops_create_validate(&req, &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, req.fstype, req.attr.set);
-	if (r < 0)
-		return r;
-	return bus_start(&c, userdata, OPS_CALL_CREATE, &req, sizeof(req), &log);
-}
-
-static const BusField bind_fields[] = {
-	FIELD_NAMESPACE("sourceNamespace", OpsBindRequest, source_ns),
-	FIELD("sourceFd", "h", field_fd, OpsBindRequest, source_fd),
-	FIELD("recursive", "b", field_bool, OpsBindRequest, recursive),
-	FIELD("idmapUserNamespaceFd", "h", field_fd, OpsBindRequest, userns_fd),
-	FIELD_ATTRIBUTES(OpsBindRequest, attr),
-	FIELD_PROPAGATION(OpsBindRequest, attr),
-	FIELD_PLACEMENT(OpsBindRequest, place),
-	FIELD_TRACE,
-	{},
-};
-
-static int method_bind(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_bind_request_done) OpsBindRequest req = {
-		.source_ns = OPS_NAMESPACE_NULL,
-		.source_fd = -EBADF,
-		.recursive = true,
-		.userns_fd = -EBADF,
-		.place.ns = OPS_NAMESPACE_NULL,
-	};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	const char *source, *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = sd_bus_message_read(m, "s", &source);
-	if (r < 0)
-		return fail_invalid(&c, r, "sourcePath");
-	if (*source && free_and_strdup(&req.source_path, source) < 0)
-		return -ENOMEM;
-	r = decode_fields(&c, bind_fields, "", &req);
-	if (r >= 0)
-		r = placement_finish(&c, &req.place);
-	if (r >= 0)
-		r = namespace_default(&c, &req.source_ns);
-	if (r < 0)
-		return fail_invalid(&c, r, NULL);
-	r = ops_bind_validate(&req, &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	/* A source named by path is read in its namespace: that namespace
-	 * must be the caller's to bind from, as the target is to bind to. */
-	r = req.source_path ? bus_authorize(&c, &req.source_ns, NULL, req.attr.set) : 0;
-	if (r >= 0)
-		r = bus_authorize(&c, req.place.path ? &req.place.ns : NULL, NULL, req.attr.set);
-	if (r < 0)
-		return r;
-	return bus_start(&c, userdata, OPS_CALL_BIND, &req, sizeof(req), &log);
-}
-
-/* For methods whose only option is the namespace: decoded straight into an
- * OpsNamespace, hence a wrapper struct of one member. */
-typedef struct NamespaceOnly {
-	OpsNamespace ns;
-} NamespaceOnly;
-
-static const BusField namespace_only_fields[] = {
-	FIELD_NAMESPACE("namespace", NamespaceOnly, ns),
-	{},
-};
-
-static const BusField reconfigure_fields[] = {
-	FIELD_NAMESPACE("namespace", NamespaceOnly, ns),
-	FIELD_TRACE,
-	{},
-};
-
-static int method_reconfigure(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_reconfigure_request_done) OpsReconfigureRequest req = {
-		.ns = OPS_NAMESPACE_NULL,
-	};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	const char *path, *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = sd_bus_message_read(m, "s", &path);
-	if (r < 0)
-		return fail_invalid(&c, r, "path");
-	if (free_and_strdup(&req.path, path) < 0)
-		return -ENOMEM;
-	r = decode_params(&c, &req.params, &req.n_params);
-	if (r < 0)
-		return fail_invalid(&c, r, NULL);
-	r = decode_options(&c, reconfigure_fields, &req.ns, &req.ns);
-	if (r < 0)
-		return r;
-	r = ops_reconfigure_validate(&req, &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, &req.ns, NULL, 0);
-	if (r < 0)
-		return r;
-	return bus_start(&c, userdata, OPS_CALL_RECONFIGURE, &req, sizeof(req), &log);
-}
-
-static const BusField setattr_fields[] = {
-	FIELD_NAMESPACE("namespace", OpsSetattrRequest, ns),
-	FIELD("recursive", "b", field_bool, OpsSetattrRequest, recursive),
-	FIELD_ATTRIBUTES(OpsSetattrRequest, attr),
-	FIELD_PROPAGATION(OpsSetattrRequest, attr),
-	FIELD("idmapUserNamespaceFd", "h", field_fd, OpsSetattrRequest, userns_fd),
-	FIELD_TRACE,
-	{},
-};
-
-static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_setattr_request_done) OpsSetattrRequest req = {
-		.ns = OPS_NAMESPACE_NULL,
-		.userns_fd = -EBADF,
-	};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	const char *path, *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = sd_bus_message_read(m, "s", &path);
-	if (r < 0)
-		return fail_invalid(&c, r, "path");
-	if (free_and_strdup(&req.path, path) < 0)
-		return -ENOMEM;
-	r = decode_options(&c, setattr_fields, &req, &req.ns);
-	if (r < 0)
-		return r;
-	r = ops_setattr_validate(&req, &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, &req.ns, NULL, 0);
-	if (r < 0)
-		return r;
-	return bus_start(&c, userdata, OPS_CALL_SETATTR, &req, sizeof(req), &log);
-}
-
-static const BusField move_fields[] = {
-	FIELD_NAMESPACE("namespace", OpsMoveRequest, ns),
-	FIELD("create", "s", field_enum, OpsMoveRequest, create,
-	      .from_string = mnt_create_from_string),
-	FIELD("beneath", "b", field_bool, OpsMoveRequest, beneath),
-	FIELD_TRACE,
-	{},
-};
-
-static int method_move(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_move_request_done) OpsMoveRequest req = {.ns = OPS_NAMESPACE_NULL};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	const char *from, *to, *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = sd_bus_message_read(m, "ss", &from, &to);
-	if (r < 0)
-		return fail_invalid(&c, r, "from");
-	if (free_and_strdup(&req.from, from) < 0 || free_and_strdup(&req.to, to) < 0)
-		return -ENOMEM;
-	r = decode_options(&c, move_fields, &req, &req.ns);
-	if (r < 0)
-		return r;
-	r = ops_move_validate(&req, &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, &req.ns, NULL, 0);
-	if (r < 0)
-		return r;
-	return bus_start(&c, userdata, OPS_CALL_MOVE, &req, sizeof(req), &log);
-}
-
-static const BusField unmount_fields[] = {
-	FIELD_NAMESPACE("namespace", OpsUnmountRequest, ns),
-	FIELD("detach", "b", field_bool, OpsUnmountRequest, detach),
-	FIELD("force", "b", field_bool, OpsUnmountRequest, force),
-	FIELD_TRACE,
-	{},
-};
-
-static int method_unmount(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_unmount_request_done) OpsUnmountRequest req = {.ns = OPS_NAMESPACE_NULL};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	const char *path, *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = sd_bus_message_read(m, "s", &path);
-	if (r < 0)
-		return fail_invalid(&c, r, "path");
-	if (free_and_strdup(&req.path, path) < 0)
-		return -ENOMEM;
-	r = decode_options(&c, unmount_fields, &req, &req.ns);
-	if (r < 0)
-		return r;
-	r = ops_unmount_validate(&req, &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, &req.ns, NULL, 0);
-	if (r < 0)
-		return r;
-	return bus_start(&c, userdata, OPS_CALL_UNMOUNT, &req, sizeof(req), &log);
-}
-
-static const BusField info_fields[] = {
-	FIELD_NAMESPACE("namespace", OpsInfoRequest, ns),
-	FIELD("attribute", "s", field_string, OpsInfoRequest, attribute, .max = 64),
-	FIELD("nth", "u", field_u32, OpsInfoRequest, nth),
-	FIELD("mth", "u", field_u32, OpsInfoRequest, mth),
-	FIELD("noFallback", "b", field_bool, OpsInfoRequest, no_fallback),
-	{},
-};
-
-static int append_info_value(sd_bus_message *reply, const OpsValue *v)
-{
-	switch (v->type) {
-	case OPS_VALUE_U64:
-		return sd_bus_message_append(reply, "(sv)", v->name, "t", v->u);
-	case OPS_VALUE_S64:
-		return sd_bus_message_append(reply, "(sv)", v->name, "x", v->s);
-	case OPS_VALUE_STRING:
-		return sd_bus_message_append(reply, "(sv)", v->name, "s", v->str ?: "");
-	case OPS_VALUE_BOOL:
-		return sd_bus_message_append(reply, "(sv)", v->name, "b", (int)v->b);
-	}
-	return -EINVAL;
-}
-
-static int method_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_info_request_done) OpsInfoRequest req = {.ns = OPS_NAMESPACE_NULL};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	const char *path, *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = sd_bus_message_read(m, "s", &path);
-	if (r < 0)
-		return fail_invalid(&c, r, "path");
-	if (free_and_strdup(&req.path, path) < 0)
-		return -ENOMEM;
-	r = decode_options(&c, info_fields, &req, &req.ns);
-	if (r < 0)
-		return r;
-	r = ops_info_validate(&req, &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, &req.ns, NULL, 0);
-	if (r < 0)
-		return r;
-	return bus_start(&c, userdata, OPS_CALL_INFO, &req, sizeof(req), &log);
-}
-
-static int method_list(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
-	_cleanup_(ops_list_result_done) OpsListResult res = {};
-	_cleanup_(mnt_log_done) MntLog log = {};
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	OpsListRequest req = {.ns = OPS_NAMESPACE_NULL};
-	const char *field = NULL;
-	int r;
-
-	touch(userdata);
-	r = decode_options(&c, namespace_only_fields, &req.ns, &req.ns);
-	if (r < 0)
-		return r;
-	r = ops_namespace_validate(&req.ns, "namespace", &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, &req.ns, NULL, 0);
-	if (r < 0)
-		return r;
-	r = ops_list(&req, &res, &log);
-	if (r < 0)
-		return fail_operation(&c, r, &log);
-
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY,
-						  "(" MOUNT_ENTRY_SIGNATURE ")");
-	for (size_t i = 0; r >= 0 && i < res.n_mounts; i++)
-		r = append_mount_entry(reply, &res.mounts[i]);
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
 /* ---- Watch: signals to one client ----------------------------------------- */
@@ -1277,8 +773,11 @@ static void bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userd
 	r = bus_watch_signal(userdata, "Event", &m);
 	if (r >= 0)
 		r = sd_bus_message_append(m, "s", ops_watch_event_to_string(e->type));
-	if (r >= 0)
-		r = append_mount_entry(m, &e->mount);
+	if (r >= 0) {
+		_cleanup_json_ json_object *o = ops_mount_entry_to_json(&e->mount);
+
+		r = o ? append_mount_json(m, o) : -ENOMEM;
+	}
 	if (r >= 0)
 		(void)sd_bus_send(NULL, m, NULL);
 }
@@ -1375,7 +874,7 @@ static const sd_bus_vtable watch_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD("Stop", "", "", method_watch_stop, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_SIGNAL("Ready", "", 0),
-	SD_BUS_SIGNAL_WITH_NAMES("Event", "s(" MOUNT_ENTRY_SIGNATURE ")",
+	SD_BUS_SIGNAL_WITH_NAMES("Event", "s(" OPS_MOUNT_ENTRY_SIGNATURE ")",
 				 SD_BUS_PARAM(event) SD_BUS_PARAM(mount), 0),
 	SD_BUS_SIGNAL_WITH_NAMES("Gone", "s", SD_BUS_PARAM(reason), 0),
 	SD_BUS_VTABLE_END,
@@ -1390,28 +889,34 @@ static size_t watches_of(BusFront *b, const char *owner)
 	return n;
 }
 
+static void watch_refused(RequestAnswer *a, void *userdata)
+{
+	BusCall *c = userdata;
+
+	(void)bus_reply(c->m, NULL, a);
+}
+
 static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-	_cleanup_(bus_call_done) BusCall c = BUS_CALL_INIT(m, error);
+	_cleanup_(bus_call_freep) BusCall *c = NULL;
 	_cleanup_(mnt_log_done) MntLog log = {};
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *ready = NULL;
-	NamespaceOnly req = {.ns = OPS_NAMESPACE_NULL};
+	_cleanup_close_ int pin = -EBADF;
 	BusFront *b = userdata;
-	const char *field = NULL, *sender = sd_bus_message_get_sender(m);
+	const char *sender = sd_bus_message_get_sender(m);
+	RequestCall rc;
+	OpsNamespace ns;
 	BusWatch *w;
 	int r;
 
 	touch(b);
-	r = decode_options(&c, namespace_only_fields, &req.ns, &req.ns);
-	if (r < 0)
+	r = bus_call_new(m, b, &rc, &c, error);
+	if (r < 0 || !c)
 		return r;
-	r = ops_namespace_validate(&req.ns, "namespace", &field);
-	if (r < 0)
-		return fail_invalid(&c, r, field);
-
-	r = bus_authorize(&c, &req.ns, NULL, 0);
-	if (r < 0)
-		return r;
+	rc.done = watch_refused;
+	r = request_prepare_watch(&rc, &ns, &pin);
+	if (r != 0)
+		return r < 0 ? r : 1;
 	if (!sender)
 		return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
 					"Watch needs a bus with unique names");
@@ -1434,10 +939,16 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		bus_watch_free(w);
 		return -ENOMEM;
 	}
-	r = watch_new(sd_bus_get_event(b->bus), &req.ns, &bus_watch_callbacks, w, &w->watch, &log);
+	r = watch_new(sd_bus_get_event(b->bus), &ns, &bus_watch_callbacks, w, &w->watch, &log);
 	if (r < 0) {
+		RequestAnswer a = {};
+
 		bus_watch_free(w);
-		return fail_operation(&c, r, &log);
+		r = ops_error_encode(rc.method, NULL, r, &log, &a.error, &a.parameters);
+		if (r >= 0)
+			r = bus_reply(m, rc.method, &a);
+		request_answer_done(&a);
+		return r < 0 ? r : 1;
 	}
 	r = sd_bus_track_new(b->bus, &w->track, bus_watch_on_client_gone, w);
 	if (r >= 0)
@@ -1457,37 +968,83 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return 1;
 }
 
+/* ---- the vtable, from the operation table ------------------------------------ */
+
 /* Authorization is mountd's (as for varlink), not sd-bus's root-only
  * default: every method is callable by anyone the bus policy lets in. */
-#define METHOD(name, in, in_names, out, out_names, fn) \
-	SD_BUS_METHOD_WITH_NAMES(name, in, in_names, out, out_names, fn, SD_BUS_VTABLE_UNPRIVILEGED)
+static int build_vtable(BusFront *b)
+{
+	size_t n = 0, n_methods = 0;
 
-static const sd_bus_vtable manager_vtable[] = {
-	SD_BUS_VTABLE_START(0),
-	METHOD("Create", "sa(ssv)a{sv}",
-	       SD_BUS_PARAM(fsType) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options),
-	       "tahssa(sss)a(st)",
-	       SD_BUS_PARAM(mountId) SD_BUS_PARAM(fd) SD_BUS_PARAM(fsType) SD_BUS_PARAM(loopDevice)
-		       SD_BUS_PARAM(messages) SD_BUS_PARAM(steps),
-	       method_create),
-	METHOD("Bind", "sa{sv}", SD_BUS_PARAM(sourcePath) SD_BUS_PARAM(options), "taha(st)",
-	       SD_BUS_PARAM(mountId) SD_BUS_PARAM(fd) SD_BUS_PARAM(steps), method_bind),
-	METHOD("Reconfigure", "sa(ssv)a{sv}",
-	       SD_BUS_PARAM(path) SD_BUS_PARAM(parameters) SD_BUS_PARAM(options), "a(sss)a(st)",
-	       SD_BUS_PARAM(messages) SD_BUS_PARAM(steps), method_reconfigure),
-	METHOD("SetAttributes", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "a(st)",
-	       SD_BUS_PARAM(steps), method_setattr),
-	METHOD("Move", "ssa{sv}", SD_BUS_PARAM(from) SD_BUS_PARAM(to) SD_BUS_PARAM(options),
-	       "a(st)", SD_BUS_PARAM(steps), method_move),
-	METHOD("Unmount", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "a(st)",
-	       SD_BUS_PARAM(steps), method_unmount),
-	METHOD("Info", "sa{sv}", SD_BUS_PARAM(path) SD_BUS_PARAM(options), "ssa(sv)",
-	       SD_BUS_PARAM(source) SD_BUS_PARAM(attribute) SD_BUS_PARAM(values), method_info),
-	METHOD("List", "a{sv}", SD_BUS_PARAM(options), "a(" MOUNT_ENTRY_SIGNATURE ")",
-	       SD_BUS_PARAM(mounts), method_list),
-	METHOD("Watch", "a{sv}", SD_BUS_PARAM(options), "o", SD_BUS_PARAM(watch), method_watch),
-	SD_BUS_VTABLE_END,
-};
+	for (const OpsMethod *m = ops_methods; m->name; m++)
+		n_methods++;
+	b->vtable = calloc(n_methods + 2, sizeof(sd_bus_vtable));
+	b->vtable_strings = calloc(n_methods * 3, sizeof(char *));
+	if (!b->vtable || !b->vtable_strings)
+		return -ENOMEM;
+	b->vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_START(0);
+	for (const OpsMethod *m = ops_methods; m->name; m++) {
+		char *in = NULL, *out = NULL, *names = NULL;
+		size_t in_size = 0, out_size = 0, names_size = 0;
+		FILE *fin = open_memstream(&in, &in_size), *fout = open_memstream(&out, &out_size),
+		     *fnames = open_memstream(&names, &names_size);
+
+		if (!fin || !fout || !fnames) {
+			if (fin)
+				fclose(fin);
+			if (fout)
+				fclose(fout);
+			if (fnames)
+				fclose(fnames);
+			free(in);
+			free(out);
+			free(names);
+			return -ENOMEM;
+		}
+		/* Parameter names: each NUL-terminated, in then out. */
+		for (const OpsBusArg *a = m->bus_args; a->name; a++) {
+			fputs(a->signature, fin);
+			fwrite(a->name, 1, strlen(a->name) + 1, fnames);
+		}
+		if (!m->bus_no_options) {
+			fputs("a{sv}", fin);
+			fwrite("options", 1, sizeof("options"), fnames);
+		}
+		if (m->bus_reply_signature) {
+			fputs(m->bus_reply_signature, fout);
+			fwrite("watch", 1, sizeof("watch"), fnames);
+		} else
+			for (const OpsReplyField *f = m->reply; f->name; f++)
+				if (f->dbus) {
+					fputs(ops_reply_kind_signature(f->kind), fout);
+					fwrite(f->name, 1, strlen(f->name) + 1, fnames);
+				}
+		fputc(0, fnames);
+		fclose(fin);
+		fclose(fout);
+		fclose(fnames);
+		b->vtable_strings[b->n_vtable_strings++] = in;
+		b->vtable_strings[b->n_vtable_strings++] = out;
+		b->vtable_strings[b->n_vtable_strings++] = names;
+		if (!in || !out || !names)
+			return -ENOMEM;
+		b->vtable[n++] = (sd_bus_vtable){
+			.type = _SD_BUS_VTABLE_METHOD,
+			.flags = SD_BUS_VTABLE_UNPRIVILEGED,
+			.x.method =
+				{
+					.member = m->name,
+					.signature = in,
+					.result = out,
+					.handler =
+						m->run == OPS_RUN_WATCH ? method_watch : bus_method,
+					.names = names,
+				},
+		};
+	}
+	b->vtable[n] = (sd_bus_vtable)SD_BUS_VTABLE_END;
+	return 0;
+}
 
 /* ---- the connection ------------------------------------------------------------ */
 
@@ -1515,8 +1072,11 @@ int bus_front_new(BusFront **ret, sd_event *event)
 	r = sd_bus_open_system_with_description(&b->bus, "mountd");
 	if (r < 0)
 		return r;
-	r = sd_bus_add_object_vtable(b->bus, &b->object_slot, BUS_PATH, BUS_INTERFACE,
-				     manager_vtable, b);
+	r = build_vtable(b);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_object_vtable(b->bus, &b->object_slot, BUS_PATH, BUS_INTERFACE, b->vtable,
+				     b);
 	if (r < 0)
 		return r;
 	r = sd_bus_add_fallback_vtable(b->bus, &b->watch_slot, BUS_WATCH_PREFIX,
@@ -1552,6 +1112,10 @@ BusFront *bus_front_free(BusFront *b)
 	sd_bus_slot_unref(b->object_slot);
 	/* Replies still queued are written before we go. */
 	sd_bus_flush_close_unref(b->bus);
+	for (size_t i = 0; i < b->n_vtable_strings; i++)
+		free(b->vtable_strings[i]);
+	free(b->vtable_strings);
+	free(b->vtable);
 	free(b);
 	return NULL;
 }

@@ -235,7 +235,7 @@ int mnt_log_drain(MntLog *log, int fs_fd, const char *step)
 	}
 }
 
-static const char *const param_type_names[_MNT_PARAM_TYPE_MAX] = {
+const char *const mnt_param_type_names[_MNT_PARAM_TYPE_MAX] = {
 	[MNT_PARAM_FLAG] = "flag",
 	[MNT_PARAM_STRING] = "string",
 	[MNT_PARAM_BINARY] = "binary",
@@ -246,7 +246,7 @@ static const char *const param_type_names[_MNT_PARAM_TYPE_MAX] = {
 
 const char *mnt_param_type_to_string(MntParamType t)
 {
-	return t >= 0 && t < _MNT_PARAM_TYPE_MAX ? param_type_names[t] : NULL;
+	return t >= 0 && t < _MNT_PARAM_TYPE_MAX ? mnt_param_type_names[t] : NULL;
 }
 
 void mnt_param_done(MntParam *p)

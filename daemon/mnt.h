@@ -87,6 +87,8 @@ typedef enum MntParamType {
 	_MNT_PARAM_TYPE_MAX,
 } MntParamType;
 
+/* Indexed by MntParamType: the interface's names. */
+extern const char *const mnt_param_type_names[_MNT_PARAM_TYPE_MAX];
 const char *mnt_param_type_to_string(MntParamType t);
 
 typedef struct MntParam {

@@ -18,7 +18,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus.h"
-#include "job.h"
+#include "request.h"
 #include "util.h"
 #include "authorize.h"
 #include "varlink-mount.h"
@@ -42,7 +42,7 @@ static void maybe_exit(Daemon *d)
 	/* A job whose client went away still finishes: half a change is
 	 * worse than one nobody hears about. */
 	if (d->stopping && varlink_server_n_connections(d->server) == 0 &&
-	    bus_front_is_drained(d->bus) && job_pending() == 0)
+	    bus_front_is_drained(d->bus) && request_pending() == 0)
 		(void)sd_event_exit(d->event, 0);
 }
 
@@ -84,7 +84,7 @@ static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	if (since > 0)
 		since = MAX(since, bus_front_last_activity(d->bus));
 	/* A running change is activity, whoever waits for it. */
-	if (job_pending() > 0)
+	if (request_pending() > 0)
 		since = usec;
 	if (since > 0 && usec >= since + d->idle_usec) {
 		/* Idle for the whole period: leave; systemd keeps the socket. */
@@ -175,7 +175,11 @@ int main(int argc, char **argv)
 		r = varlink_mount_register(d.server);
 	if (r >= 0)
 		r = varlink_server_set_idle_callback(d.server, on_server_idle, &d);
-	job_set_idle_callback(on_jobs_done, &d);
+	/* Workers are forked from here: before the bus and the listening
+	 * sockets exist would be nicer, but they close what they inherit. */
+	if (r >= 0)
+		r = request_setup(d.event);
+	request_set_idle_callback(on_jobs_done, &d);
 	if (r < 0) {
 		fprintf(stderr, "mountd: varlink: %s\n", strerror(-r));
 		return 1;
@@ -208,6 +212,7 @@ int main(int argc, char **argv)
 	d.idle_timer = sd_event_source_unref(d.idle_timer);
 	bus_front_free(d.bus);
 	varlink_server_free(d.server);
+	request_shutdown();
 	sd_event_unref(d.event);
 	return r < 0 ? 1 : 0;
 }

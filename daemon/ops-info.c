@@ -109,7 +109,7 @@ static const char *const attribute_names[] = {
 	[fsinfo_attr_io_size] = "io_size",
 };
 
-static const char *const source_names[_OPS_INFO_SOURCE_MAX] = {
+const char *const ops_info_source_names[_OPS_INFO_SOURCE_MAX] = {
 	[OPS_INFO_FSINFO] = "fsinfo",
 	[OPS_INFO_STATFS] = "statfs",
 	[OPS_INFO_STATX] = "statx",
@@ -118,7 +118,7 @@ static const char *const source_names[_OPS_INFO_SOURCE_MAX] = {
 
 const char *ops_info_source_to_string(OpsInfoSource s)
 {
-	return s < _OPS_INFO_SOURCE_MAX ? source_names[s] : NULL;
+	return s < _OPS_INFO_SOURCE_MAX ? ops_info_source_names[s] : NULL;
 }
 
 int ops_info_attribute_from_string(const char *s)
@@ -189,6 +189,20 @@ static int add_s64(OpsInfoResult *res, const char *name, int64_t x)
 		return -ENOMEM;
 	v->s = x;
 	return 0;
+}
+
+bool ops_info_value_signed(const char *name)
+{
+	/* The fields the S() rows below add. */
+	static const char *const names[] = {
+		"minimum_timestamp",   "maximum_timestamp",   "atime_gran_exponent",
+		"btime_gran_exponent", "ctime_gran_exponent", "mtime_gran_exponent",
+	};
+
+	for (size_t i = 0; name && i < ELEMENTSOF(names); i++)
+		if (streq(names[i], name))
+			return true;
+	return false;
 }
 
 static int add_str(OpsInfoResult *res, const char *name, const char *s, size_t n)

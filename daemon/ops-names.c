@@ -12,16 +12,6 @@
 #include "ops-names.h"
 #include "util.h"
 
-const OpsAttributeName ops_attribute_names[] = {
-	{"readOnly", MOUNT_ATTR_RDONLY},
-	{"noSuid", MOUNT_ATTR_NOSUID},
-	{"noDev", MOUNT_ATTR_NODEV},
-	{"noExec", MOUNT_ATTR_NOEXEC},
-	{"noDiratime", MOUNT_ATTR_NODIRATIME},
-	{"noSymfollow", MOUNT_ATTR_NOSYMFOLLOW},
-	{NULL, 0},
-};
-
 static const char *const atime_names[] = {"relatime", "noatime", "strictatime"};
 static const uint64_t atime_flags[] = {MOUNT_ATTR_RELATIME, MOUNT_ATTR_NOATIME,
 				       MOUNT_ATTR_STRICTATIME};
@@ -38,26 +28,31 @@ static const char *const create_names[_MNT_CREATE_MAX] = {
 	[MNT_CREATE_FILE] = "file",
 };
 
-static int lookup(const char *const *names, int n, const char *s)
+/* A watch's stream: the events of ops-watch.c between "ready" and "gone". */
+static const char *const watch_event_names[] = {"ready", "added", "removed", "changed", "gone"};
+
+#define ENUM_NAMES(a)                            \
+	{                                        \
+		.names = (a), .n = ELEMENTSOF(a) \
+	}
+const OpsEnumNames ops_propagation_enum = ENUM_NAMES(propagation_names);
+const OpsEnumNames ops_create_enum = ENUM_NAMES(create_names);
+const OpsEnumNames ops_param_type_enum = ENUM_NAMES(mnt_param_type_names);
+const OpsEnumNames ops_atime_enum = ENUM_NAMES(atime_names);
+const OpsEnumNames ops_info_source_enum = ENUM_NAMES(ops_info_source_names);
+const OpsEnumNames ops_watch_event_enum = ENUM_NAMES(watch_event_names);
+
+int ops_enum_from_string(const OpsEnumNames *e, const char *s)
 {
-	for (int i = 0; s && i < n; i++)
-		if (names[i] && streq(names[i], s))
-			return i;
+	for (size_t i = 0; s && i < e->n; i++)
+		if (e->names[i] && streq(e->names[i], s))
+			return (int)i;
 	return -EINVAL;
 }
 
-int ops_attributes_set_flag(OpsAttributes *a, const char *name, bool value)
+static int lookup(const char *const *names, int n, const char *s)
 {
-	for (const OpsAttributeName *n = ops_attribute_names; n->name; n++) {
-		if (!streq(n->name, name))
-			continue;
-		if (value)
-			a->set |= n->flag;
-		else
-			a->clear |= n->flag;
-		return 0;
-	}
-	return -EINVAL;
+	return ops_enum_from_string(&(OpsEnumNames){.names = names, .n = (size_t)n}, s);
 }
 
 int ops_attributes_set_atime(OpsAttributes *a, const char *name)
@@ -78,33 +73,11 @@ const char *ops_atime_to_string(uint64_t attr)
 	return "relatime";
 }
 
-int ops_propagation_from_string(const char *s)
-{
-	return lookup(propagation_names, _OPS_PROPAGATION_MAX, s);
-}
-
-int mnt_create_from_string(const char *s)
-{
-	return lookup(create_names, _MNT_CREATE_MAX, s);
-}
-
 const char *ops_watch_event_to_string(OpsWatchEventType t)
 {
-	static const char *const names[] = {
-		[OPS_WATCH_ADDED] = "added",
-		[OPS_WATCH_REMOVED] = "removed",
-		[OPS_WATCH_CHANGED] = "changed",
-	};
-
-	return (size_t)t < ELEMENTSOF(names) ? names[t] : NULL;
-}
-
-int mnt_param_type_from_string(const char *s)
-{
-	for (int t = 0; s && t < _MNT_PARAM_TYPE_MAX; t++)
-		if (streq(mnt_param_type_to_string((MntParamType)t), s))
-			return t;
-	return -EINVAL;
+	_Static_assert(OPS_WATCH_ADDED == 0 && OPS_WATCH_REMOVED == 1 && OPS_WATCH_CHANGED == 2,
+		       "watch_event_names[1 + t]");
+	return (size_t)t < 3 ? watch_event_names[1 + t] : NULL;
 }
 
 OpsErrorKind ops_error_kind(int r, const MntLog *log)

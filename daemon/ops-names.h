@@ -9,37 +9,45 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mnt.h"
 #include "ops.h"
 
-/* Per-mount boolean attributes ("readOnly" → MOUNT_ATTR_RDONLY, ...);
- * terminated by { NULL, 0 }. */
-typedef struct OpsAttributeName {
-	const char *name;
-	uint64_t flag;
-} OpsAttributeName;
+/* The names of an enum's values, indexed by value (NULL: a value without a
+ * name, such as "unchanged"); the decoders and the IDL check read them. */
+typedef struct OpsEnumNames {
+	const char *const *names;
+	size_t n;
+} OpsEnumNames;
 
-extern const OpsAttributeName ops_attribute_names[];
+extern const OpsEnumNames ops_propagation_enum; /* OpsPropagation */
+extern const OpsEnumNames ops_create_enum;	/* MntCreate */
+extern const OpsEnumNames ops_param_type_enum;	/* MntParamType */
+extern const OpsEnumNames ops_atime_enum;	/* names only: see ops_attributes_set_atime() */
+extern const OpsEnumNames ops_info_source_enum; /* OpsInfoSource */
+extern const OpsEnumNames ops_watch_event_enum; /* "ready", the OpsWatchEventType names, "gone" */
 
-/* "readOnly": true sets the bit, false clears it.  -EINVAL for an unknown
- * name. */
-int ops_attributes_set_flag(OpsAttributes *a, const char *name, bool value);
+/* The value of name s, or -EINVAL. */
+int ops_enum_from_string(const OpsEnumNames *e, const char *s);
+
+/* The per-mount boolean attributes: X(id, name, MOUNT_ATTR_* bit) for each
+ * (atime, an enum, is apart). */
+#define OPS_ATTRIBUTE_FLAGS(X)                             \
+	X(rdonly, "readOnly", MOUNT_ATTR_RDONLY)           \
+	X(nosuid, "noSuid", MOUNT_ATTR_NOSUID)             \
+	X(nodev, "noDev", MOUNT_ATTR_NODEV)                \
+	X(noexec, "noExec", MOUNT_ATTR_NOEXEC)             \
+	X(nodiratime, "noDiratime", MOUNT_ATTR_NODIRATIME) \
+	X(nosymfollow, "noSymfollow", MOUNT_ATTR_NOSYMFOLLOW)
 /* "relatime", "noatime", "strictatime". */
 int ops_attributes_set_atime(OpsAttributes *a, const char *name);
 /* The atime mode of a MOUNT_ATTR_* set, by name. */
 const char *ops_atime_to_string(uint64_t attr);
 
-/* "private", "shared", "slave", "unbindable"; OPS_PROPAGATION_UNCHANGED has
- * no name. */
-int ops_propagation_from_string(const char *s);
 /* "added", "removed", "changed". */
 const char *ops_watch_event_to_string(OpsWatchEventType t);
-/* "directory", "file". */
-int mnt_create_from_string(const char *s);
-/* "flag", "string", "binary", "path", "path_empty", "fd". */
-int mnt_param_type_from_string(const char *s);
 
 /*
  * How a failed operation is reported.  Both front ends map the same way:

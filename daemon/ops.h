@@ -182,6 +182,7 @@ typedef enum OpsInfoSource {
 	_OPS_INFO_SOURCE_MAX,
 } OpsInfoSource;
 
+extern const char *const ops_info_source_names[_OPS_INFO_SOURCE_MAX];
 const char *ops_info_source_to_string(OpsInfoSource s);
 
 typedef struct OpsInfoRequest {
@@ -222,6 +223,9 @@ int ops_info_validate(const OpsInfoRequest *r, const char **ret_field);
 int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log);
 /* Exported for the unit tests. */
 int ops_info_attribute_from_string(const char *s);
+/* Whether the Info value called name is signed (D-Bus "x", not "t"):
+ * JSON numbers do not say. */
+bool ops_info_value_signed(const char *name);
 
 /* One mount of a namespace, as listmount()+statmount() see it. */
 typedef struct OpsMountEntry {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -170,6 +171,68 @@ _Noreturn static void child(int sock, int ns_fd, WorkerFn fn, void *userdata, in
 	_exit(r < 0 ? 1 : 0);
 }
 
+/* The namespace an executor worker sits in, or -EBADF in mountd itself. */
+static int home_fd = -EBADF;
+
+int worker_set_home(int home_ns_fd)
+{
+	home_fd = home_ns_fd;
+	return 0;
+}
+
+static bool same_namespace(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) >= 0 && fstat(b, &sb) >= 0 && sa.st_ino == sb.st_ino &&
+	       sa.st_dev == sb.st_dev;
+}
+
+/* fn in this process, in ns_fd's namespace: a worker's own (the common
+ * case: nothing to do) or another (setns() there and back).  The outcome
+ * is put into ret as a forked child would send it, so that callers cannot
+ * tell. */
+static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, const MntLog *log,
+		    WorkerReply *ret)
+{
+	MntLog child = {.tracing = log && log->tracing, .trace_fd = log ? log->trace_fd : -EBADF};
+	_cleanup_close_ int root_fd = -EBADF;
+	bool away = ns_fd >= 0 && !same_namespace(ns_fd, home_fd);
+	uint64_t start = mnt_step_start();
+	int r;
+
+	/* "setns" is the step of being in the namespace: 0 µs when the
+	 * worker already is. */
+	r = away && setns(ns_fd, CLONE_NEWNS) < 0 ? negative_errno() : 0;
+	if (mnt_log_result(&child, "setns", start, r) >= 0) {
+		root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root_fd < 0) {
+			r = negative_errno();
+			mnt_log_fail(&child, "open-root");
+		} else {
+			r = fn(root_fd, fds, userdata, &child, ret);
+			if (r < 0 && !child.failed_step[0])
+				mnt_log_fail(&child, "worker");
+		}
+	}
+	/* A worker that cannot go home would serve the wrong namespace. */
+	if (away && setns(home_fd, CLONE_NEWNS) < 0)
+		_exit(1);
+	ret->error = r < 0 ? r : 0;
+	if (r < 0) {
+		worker_reply_done(ret);
+		ret->n_fds = 0;
+	}
+	memcpy(ret->failed_step, child.failed_step, sizeof(ret->failed_step));
+	ret->n_steps = MIN(child.n_steps, (size_t)WORKER_STEPS_MAX);
+	memcpy(ret->steps, child.steps, sizeof(MntStep) * ret->n_steps);
+	/* The trace fd is the request's, not ours to close. */
+	child.tracing = false;
+	child.trace_fd = -EBADF;
+	mnt_log_done(&child);
+	return 0;
+}
+
 int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
 	       const MntLog *log, WorkerReply *ret)
 {
@@ -182,6 +245,8 @@ int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userd
 	*ret = (WorkerReply){};
 	if (n_fds > WORKER_FDS_MAX)
 		return -E2BIG;
+	if (home_fd >= 0)
+		return run_here(ns_fd, fds, fn, userdata, log, ret);
 	memcpy(in.fds, fds, sizeof(int) * n_fds);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
 		snprintf(ret->failed_step, sizeof(ret->failed_step), "socketpair");

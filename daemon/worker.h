@@ -42,6 +42,12 @@ void worker_reply_done(WorkerReply *r);
 typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log,
 			WorkerReply *reply);
 
+/* In an executor worker, which has joined home_ns_fd's namespace for good:
+ * from now on worker_run() runs fn in this process — directly when ns_fd is
+ * that namespace, else setns() there and back — and never forks.  Taken
+ * (kept open for good). */
+int worker_set_home(int home_ns_fd);
+
 /* ns_fd: an nsfs mount namespace fd or a pidfd (setns() takes both).
  * log: the request's, whose trace the child writes to as well (or NULL).
  * Returns 0 when the child ran fn (its own result is in ret->error), negative

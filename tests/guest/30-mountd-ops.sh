@@ -153,7 +153,7 @@ inval "unknown parameter type" "parameters[0].type" Create '{"fsType":"tmpfs","p
 inval "more than 256 parameters" parameters Create "{\"fsType\":\"tmpfs\",\"parameters\":$many}"
 inval "fd index without an fd" "parameters[0].fd" Create '{"fsType":"tmpfs","parameters":[{"key":"x","type":"fd","fd":3}]}'
 inval "bad fs type name" fsType Create '{"fsType":"tmp fs"}'
-inval "placement without path" path Create '{"fsType":"tmpfs","placement":{}}'
+inval "placement without path" placement.path Create '{"fsType":"tmpfs","placement":{}}'
 inval "two names for one namespace" placement.namespace Create "{\"fsType\":\"tmpfs\",\"placement\":{\"path\":\"/x\",\"namespace\":{\"pid\":1,\"mntnsFd\":0}}}" --fd /proc/self/ns/mnt:ns
 inval "bind with both a path and an fd" sourceFd Bind '{"sourcePath":"/","sourceFd":0}' --fd /:path
 inval "setattr with nothing to do" attributes SetAttributes '{"path":"/"}'
@@ -165,7 +165,7 @@ check "traceFd: Create writes its steps and messages there" bash -c "
 check_output "  one line per step, in order, as the reply lists them" \
 	'^step	fsopen	[0-9]+ step	fsconfig:size	[0-9]+ step	fsconfig:CMD_CREATE	[0-9]+ step	fsmount	[0-9]+ $' \
 	bash -c "tr '\n' ' ' <$work/trace"
-inval "negative pid" pid Unmount '{"path":"/x","namespace":{"pid":-1}}'
+inval "negative pid" namespace.pid Unmount '{"path":"/x","namespace":{"pid":-1}}'
 check "Watch without more is refused" bash -c "
 	! $V io.mountd.Mount.Watch '{}' >$work/nomore && jtest $work/nomore 'r[\"error\"] == \"org.varlink.service.ExpectedMore\"'"
 

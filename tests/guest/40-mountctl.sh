@@ -295,7 +295,7 @@ expect_fail "apply reports syntax errors by line, before doing anything" 2 \
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 export -f nobody
 expect_fail "an unprivileged user's mount is refused with mountd's reason" 1 \
-	'mount: permission denied: .+ \[org.varlink.service.PermissionDenied\]' \
+	'mount: permission denied: .+ \[io.mountd.Mount.PermissionDenied\]' \
 	nobody mountctl mount -t tmpfs none /mnt/denied
 check_fails "  ... and nothing was mounted" findmnt /mnt/denied
 check_output "  ... but it may list the namespace of its own process" '/mnt/applied' \

@@ -16,11 +16,12 @@ $(B)/tests/unit/test-varlink: $(B)/tests/unit/test-varlink.o $(B)/daemon/varlink
 # mountd: request validation, JSON → fsconfig parameters, worker fd passing,
 # fs_context message draining (inside a private mount namespace it creates)
 UNIT_TESTS += $(B)/tests/unit/test-mountd-ops
-$(B)/tests/unit/test-mountd-ops: $(B)/tests/unit/test-mountd-ops.o $(B)/daemon/varlink-mount.o \
+$(B)/tests/unit/test-mountd-ops: $(B)/tests/unit/test-mountd-ops.o \
 		$(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(DAEMON_LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-# the thread pool that runs changes off the event loop
-UNIT_TESTS += $(B)/tests/unit/test-job
-$(B)/tests/unit/test-job: $(B)/tests/unit/test-job.o $(B)/daemon/job.o
+# the operation table against daemon/io.mountd.Mount.varlink, field by field
+UNIT_TESTS += $(B)/tests/unit/test-ops-table
+$(B)/tests/unit/test-ops-table: $(B)/tests/unit/test-ops-table.o $(MOUNTD_OPS_OBJS) \
+		$(MOUNTD_AUTH_OBJS) $(DAEMON_LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

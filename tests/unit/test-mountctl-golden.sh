@@ -58,6 +58,8 @@ case_ error-invalid $D/error-invalid.json __format error
 case_ error-internal $D/error-internal.json __format error
 case_ error-notsupported $D/error-notsupported.json __format error
 case_ error-denied $D/error-denied.json __format error
+case_ error-denied-mountd $D/error-denied-mountd.json __format error
+case_ error-limit $D/error-limit.json __format error
 case_ error-other $D/error-other.json __format error
 # -v: the steps in order with their time, each with its kernel messages,
 # then the failed step; a reply without steps (an older mountd) still

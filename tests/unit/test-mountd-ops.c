@@ -23,7 +23,8 @@
 #include "ops-internal.h"
 #include "ops.h"
 #include "util.h"
-#include "varlink-mount.h"
+#include "base64.h"
+#include "ops-table.h"
 #include "worker.h"
 
 /* The adapter's IDL symbol, linked from the generated object in the daemon;
@@ -250,10 +251,25 @@ static void test_other_validate(void)
 	ok(ops_bind_validate(&b, &field) == 0, "bind by path accepted");
 }
 
-static int lookup_fd(void *userdata, unsigned index)
+/* A parameter list decoded as Create's, with stdin as fd 0. */
+static int params_from_json(json_object *a, MntParam **ret, size_t *ret_n, const char **field)
 {
-	(void)userdata;
-	return index == 0 ? STDIN_FILENO : -ENXIO;
+	_cleanup_(ops_create_request_done) OpsCreateRequest req;
+	const OpsMethod *m = ops_method_find("Create");
+	int fds[] = {STDIN_FILENO};
+	OpsFds f = {.fds = fds, .n = 1, .trace_fd = -EBADF};
+	json_object *o = json_object_new_object();
+	int r;
+
+	m->request_init(&req);
+	json_object_object_add(o, "fsType", json_object_new_string("tmpfs"));
+	json_object_object_add(o, "parameters", json_object_get(a));
+	r = ops_request_decode(m, o, &f, &req, field);
+	json_object_put(o);
+	*ret = TAKE_PTR(req.params);
+	*ret_n = req.n_params;
+	req.n_params = 0;
+	return r;
 }
 
 static void test_json_params(void)
@@ -269,8 +285,7 @@ static void test_json_params(void)
 			       "{\"key\":\"ro\",\"type\":\"flag\"},"
 			       "{\"key\":\"k\",\"type\":\"binary\",\"value\":\"AQID\"},"
 			       "{\"key\":\"source\",\"type\":\"fd\",\"fd\":0}]");
-	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) == 0 && n == 4,
-	   "parameter list parsed");
+	ok(params_from_json(a, &p, &n, &field) == 0 && n == 4, "parameter list parsed");
 	ok(n == 4 && p[0].type == MNT_PARAM_STRING && streq(p[0].value, "1m") &&
 		   p[1].type == MNT_PARAM_FLAG && !p[1].value && p[2].blob_size == 3 &&
 		   ((uint8_t *)p[2].blob)[2] == 3 && p[3].fd >= 0 && p[3].fd != STDIN_FILENO,
@@ -282,30 +297,27 @@ static void test_json_params(void)
 
 	a = json_tokener_parse(
 		"[{\"key\":\"x\",\"type\":\"flag\"},{\"key\":\"y\",\"type\":\"fd\",\"fd\":7}]");
-	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) == -EINVAL &&
-		   streq(field, "parameters[1].fd"),
+	ok(params_from_json(a, &p, &n, &field) == -EINVAL && streq(field, "parameters[1].fd"),
 	   "fd index without a received fd named (%s)", field);
 	json_object_put(a);
 
 	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"flag\",\"what\":1}]");
-	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) < 0 &&
-		   streq(field, "parameters[0].what"),
+	ok(params_from_json(a, &p, &n, &field) < 0 && streq(field, "parameters[0].what"),
 	   "unknown field inside a parameter named (%s)", field);
 	json_object_put(a);
 
 	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"file\"}]");
-	ok(vm_params_from_json(a, lookup_fd, NULL, &p, &n, &field) < 0 &&
-		   streq(field, "parameters[0].type"),
+	ok(params_from_json(a, &p, &n, &field) < 0 && streq(field, "parameters[0].type"),
 	   "unknown parameter type named (%s)", field);
 	json_object_put(a);
 
-	ok(vm_unbase64("aGVsbG8=", &blob, &size) == 0 && size == 5 && !memcmp(blob, "hello", 5),
+	ok(base64_decode("aGVsbG8=", &blob, &size) == 0 && size == 5 && !memcmp(blob, "hello", 5),
 	   "base64 with padding");
 	free(blob);
-	ok(vm_unbase64("aGVsbG8", &blob, &size) == 0 && size == 5, "base64 without padding");
+	ok(base64_decode("aGVsbG8", &blob, &size) == 0 && size == 5, "base64 without padding");
 	free(blob);
-	ok(vm_unbase64("a*==", &blob, &size) == -EINVAL, "base64 with a bad character refused");
-	ok(vm_unbase64("a", &blob, &size) == -EINVAL, "base64 of a lone 6-bit group refused");
+	ok(base64_decode("a*==", &blob, &size) == -EINVAL, "base64 with a bad character refused");
+	ok(base64_decode("a", &blob, &size) == -EINVAL, "base64 of a lone 6-bit group refused");
 }
 
 static int child_returns_fd(int root_fd, const int *fds, void *userdata, MntLog *log,

@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Worker processes per (mount namespace, caller uid); see executor.h.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "executor.h"
+#include "util.h"
+#include "worker.h"
+
+/* Texts up to this size travel in the datagram itself, larger ones in a
+ * memfd: an AF_UNIX datagram must fit the socket's send buffer whole. */
+#define EXEC_INLINE_MAX (60U * 1024)
+#define EXEC_MAGIC	0x6d6e7464U /* "mntd" */
+
+enum {
+	MSG_TEXT_IN_MEMFD = 1 << 0, /* the last fd holds the text */
+	MSG_NO_ANSWER = 1 << 1,	    /* the handler failed */
+};
+
+typedef struct MsgHeader {
+	uint32_t magic;
+	uint32_t flags;
+	uint32_t size; /* of the inline text, NUL included */
+} MsgHeader;
+
+typedef struct Job Job;
+typedef struct Worker Worker;
+typedef struct Group Group;
+typedef struct Caller Caller;
+
+struct Job {
+	Executor *x;
+	ExecKey key;
+	Caller *caller;
+	char *request;
+	int *fds;
+	size_t n_fds;
+	int nsfs, owner_pidfd; /* ours, for a worker still to be forked */
+	ExecDoneFn done;
+	void *userdata;
+	sd_event_source *deadline;
+	Worker *worker; /* while it runs */
+	bool queued;
+	TAILQ_ENTRY(Job) queue;
+	LIST_ENTRY(Job) all;
+};
+
+struct Worker {
+	Executor *x;
+	Group *group; /* NULL once it serves no key any more */
+	pid_t pid;
+	int pidfd, sock;
+	sd_event_source *sock_source, *pid_source, *idle_source;
+	Job *job;
+	LIST_ENTRY(Worker) in_group;
+	LIST_ENTRY(Worker) all;
+};
+
+struct Group {
+	Executor *x;
+	ExecKey key;
+	int owner_pidfd;
+	sd_event_source *owner_source;
+	LIST_HEAD(, Worker) workers;
+	LIST_ENTRY(Group) all;
+};
+
+struct Caller {
+	uid_t uid;
+	unsigned n_busy, n_queued;
+	TAILQ_HEAD(, Job) queue;
+	LIST_ENTRY(Caller) all;
+};
+
+struct Executor {
+	sd_event *event;
+	ExecHandlerFn handler;
+	LIST_HEAD(, Job) jobs;
+	LIST_HEAD(, Worker) workers;
+	LIST_HEAD(, Group) groups;
+	LIST_HEAD(, Caller) callers;
+	size_t n_pending, n_workers;
+	bool freeing; /* start nothing new */
+};
+
+void exec_reply_done(ExecReply *r)
+{
+	free(r->json);
+	close_many(r->fds, r->n_fds);
+	free(r->fds);
+	*r = (ExecReply){};
+}
+
+/* ---- messages ------------------------------------------------------------------ */
+
+static int send_message(int sock, const char *text, uint32_t flags, const int *fds, size_t n_fds,
+			int send_flags)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * (EXEC_FDS_MAX + 1))];
+	} control = {};
+	_cleanup_close_ int memfd = -EBADF;
+	size_t size = text ? strlen(text) + 1 : 0;
+	MsgHeader h = {.magic = EXEC_MAGIC, .flags = flags};
+	struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof(h)}};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 1};
+	int all[EXEC_FDS_MAX + 1];
+	size_t n = n_fds;
+
+	if (n_fds > EXEC_FDS_MAX)
+		return -E2BIG;
+	memcpy(all, fds, sizeof(int) * n_fds);
+	if (size > EXEC_INLINE_MAX) {
+		memfd = memfd_create("mountd-exec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (memfd < 0)
+			return negative_errno();
+		for (size_t done = 0; done < size;) {
+			ssize_t k = write(memfd, text + done, size - done);
+
+			if (k < 0)
+				return negative_errno();
+			done += (size_t)k;
+		}
+		/* The reader gets exactly what was written. */
+		if (fcntl(memfd, F_ADD_SEALS,
+			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+			return negative_errno();
+		all[n++] = memfd;
+		h.flags |= MSG_TEXT_IN_MEMFD;
+	} else if (size > 0) {
+		h.size = (uint32_t)size;
+		iov[1] = (struct iovec){.iov_base = (void *)text, .iov_len = size};
+		mh.msg_iovlen = 2;
+	}
+	if (n > 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = &control;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(c), all, sizeof(int) * n);
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | send_flags) < 0 ? negative_errno() : 0;
+}
+
+static int read_memfd(int fd, char **ret)
+{
+	struct stat st;
+	char *text;
+	size_t done = 0;
+
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (st.st_size <= 0 || (uint64_t)st.st_size > 64ULL * 1024 * 1024)
+		return -EBADMSG;
+	text = malloc((size_t)st.st_size);
+	if (!text)
+		return -ENOMEM;
+	while (done < (size_t)st.st_size) {
+		ssize_t k = pread(fd, text + done, (size_t)st.st_size - done, (off_t)done);
+
+		if (k <= 0) {
+			free(text);
+			return k < 0 ? negative_errno() : -EBADMSG;
+		}
+		done += (size_t)k;
+	}
+	if (text[done - 1] != 0) {
+		free(text);
+		return -EBADMSG;
+	}
+	*ret = text;
+	return 0;
+}
+
+/* One message: 0 with its text (NULL for none) and fds, or -EPIPE at EOF,
+ * or another negative errno for a broken message. */
+static int recv_message(int sock, int recv_flags, uint32_t *ret_flags, char **ret_text,
+			int **ret_fds, size_t *ret_n_fds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * (EXEC_FDS_MAX + 1))];
+	} control;
+	_cleanup_free_ char *buf = malloc(sizeof(MsgHeader) + EXEC_INLINE_MAX);
+	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(MsgHeader) + EXEC_INLINE_MAX};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &control,
+		.msg_controllen = sizeof(control),
+	};
+	_cleanup_free_ int *fds = NULL;
+	size_t n_fds = 0;
+	MsgHeader h;
+	ssize_t n;
+	int r = 0;
+
+	*ret_text = NULL;
+	*ret_fds = NULL;
+	*ret_n_fds = 0;
+	if (!buf)
+		return -ENOMEM;
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | recv_flags);
+	if (n < 0)
+		return negative_errno();
+	if (n == 0)
+		return -EPIPE;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int *a = reallocarray(fds, n_fds + k ?: 1, sizeof(int));
+
+			if (!a) {
+				close_many((int *)CMSG_DATA(c), k);
+				r = -ENOMEM;
+				continue;
+			}
+			fds = a;
+			memcpy(fds + n_fds, CMSG_DATA(c), sizeof(int) * k);
+			n_fds += k;
+		}
+	memcpy(&h, buf, MIN((size_t)n, sizeof(h)));
+	if (r >= 0 &&
+	    ((size_t)n < sizeof(h) || h.magic != EXEC_MAGIC ||
+	     (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n != sizeof(h) + h.size ||
+	     (h.size > 0 && buf[n - 1] != 0) || ((h.flags & MSG_TEXT_IN_MEMFD) && n_fds == 0)))
+		r = -EBADMSG;
+	if (r >= 0 && (h.flags & MSG_TEXT_IN_MEMFD)) {
+		r = read_memfd(fds[n_fds - 1], ret_text);
+		safe_close(fds[--n_fds]);
+	} else if (r >= 0 && h.size > 0) {
+		*ret_text = strdup(buf + sizeof(h));
+		if (!*ret_text)
+			r = -ENOMEM;
+	}
+	if (r < 0) {
+		close_many(fds, n_fds);
+		free(*ret_text);
+		*ret_text = NULL;
+		return r;
+	}
+	*ret_flags = h.flags;
+	*ret_fds = TAKE_PTR(fds);
+	*ret_n_fds = n_fds;
+	return 0;
+}
+
+/* ---- the worker process ------------------------------------------------------------ */
+
+_Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid_t parent)
+{
+	sigset_t all;
+
+	/* Die with mountd rather than linger inside a namespace. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(1);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* Nothing of mountd's: its clients, its bus, its listening sockets.
+	 * Both fds go above 4 first, so that neither dup2() clobbers the
+	 * other. */
+	sock = fcntl(sock, F_DUPFD, 5);
+	nsfs = fcntl(nsfs, F_DUPFD, 5);
+	if (sock < 0 || nsfs < 0 || dup2(sock, 3) < 0 || dup2(nsfs, 4) < 0 ||
+	    close_range(5, ~0U, 0) < 0)
+		_exit(1);
+	sock = 3;
+	nsfs = 4;
+	if (setns(nsfs, CLONE_NEWNS) < 0 || worker_set_home(nsfs) < 0)
+		_exit(1);
+
+	for (;;) {
+		_cleanup_free_ int *fds = NULL;
+		_cleanup_free_ char *text = NULL;
+		ExecReply reply = {};
+		size_t n_fds;
+		uint32_t flags;
+		int r;
+
+		r = recv_message(sock, 0, &flags, &text, &fds, &n_fds);
+		if (r == -EPIPE)
+			_exit(0);
+		if (r < 0 || !text)
+			_exit(1);
+		r = handler(text, fds, n_fds, &reply);
+		close_many(fds, n_fds);
+		if (r < 0 || !reply.json)
+			r = send_message(sock, NULL, MSG_NO_ANSWER, NULL, 0, 0);
+		else
+			r = send_message(sock, reply.json, 0, reply.fds, reply.n_fds, 0);
+		exec_reply_done(&reply);
+		if (r < 0)
+			_exit(1);
+	}
+}
+
+/* ---- supervision ------------------------------------------------------------------ */
+
+static void caller_dispatch(Caller *c, Executor *x);
+static void worker_free(Worker *w);
+
+static Caller *caller_get(Executor *x, uid_t uid)
+{
+	Caller *c;
+
+	LIST_FOREACH(c, &x->callers, all)
+	if (c->uid == uid)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->uid = uid;
+	TAILQ_INIT(&c->queue);
+	LIST_INSERT_HEAD(&x->callers, c, all);
+	return c;
+}
+
+static void caller_maybe_free(Caller *c)
+{
+	if (c->n_busy == 0 && c->n_queued == 0) {
+		LIST_REMOVE(c, all);
+		free(c);
+	}
+}
+
+static void job_free(Job *j)
+{
+	Executor *x = j->x;
+	Caller *c = j->caller;
+
+	if (j->queued) {
+		TAILQ_REMOVE(&c->queue, j, queue);
+		c->n_queued--;
+	}
+	if (j->worker) {
+		j->worker->job = NULL;
+		c->n_busy--;
+	}
+	LIST_REMOVE(j, all);
+	x->n_pending--;
+	sd_event_source_disable_unref(j->deadline);
+	close_many(j->fds, j->n_fds);
+	free(j->fds);
+	free(j->request);
+	safe_close(j->nsfs);
+	safe_close(j->owner_pidfd);
+	free(j);
+	caller_dispatch(c, x);
+	caller_maybe_free(c);
+}
+
+/* Answer a job and forget it; the caller's next one may start. */
+static void job_finish(Job *j, int r, ExecReply *reply)
+{
+	ExecReply empty = {};
+
+	j->done(r, reply ?: &empty, j->userdata);
+	exec_reply_done(&empty);
+	job_free(j);
+}
+
+static void group_maybe_free(Group *g)
+{
+	if (!g || !LIST_EMPTY(&g->workers))
+		return;
+	LIST_REMOVE(g, all);
+	sd_event_source_disable_unref(g->owner_source);
+	safe_close(g->owner_pidfd);
+	free(g);
+}
+
+/* The worker serves its key no more: no new request goes to it. */
+static void worker_detach(Worker *w)
+{
+	Group *g = w->group;
+
+	if (!g)
+		return;
+	LIST_REMOVE(w, in_group);
+	w->group = NULL;
+	w->idle_source = sd_event_source_disable_unref(w->idle_source);
+	group_maybe_free(g);
+}
+
+/* An idle worker ends: its socket closes, it sees EOF and exits; the
+ * pidfd reaps it. */
+static void worker_close(Worker *w)
+{
+	worker_detach(w);
+	w->sock_source = sd_event_source_disable_unref(w->sock_source);
+	w->sock = safe_close(w->sock);
+}
+
+static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	Group *g = userdata;
+	Worker *w, *next;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	g->owner_source = sd_event_source_disable_unref(g->owner_source);
+	/* Idle ones end now, busy ones after their answer. */
+	for (w = LIST_FIRST(&g->workers); w; w = next) {
+		next = LIST_NEXT(w, in_group);
+		if (w->job)
+			worker_detach(w);
+		else
+			worker_close(w);
+	}
+	return 0;
+}
+
+static Group *group_get(Executor *x, const ExecKey *key, int owner_pidfd)
+{
+	Group *g;
+
+	LIST_FOREACH(g, &x->groups, all)
+	if (g->key.mntns_id == key->mntns_id && g->key.uid == key->uid)
+		return g;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	*g = (Group){.x = x, .key = *key, .owner_pidfd = -EBADF};
+	LIST_INIT(&g->workers);
+	LIST_INSERT_HEAD(&x->groups, g, all);
+	if (owner_pidfd >= 0) {
+		g->owner_pidfd = fcntl(owner_pidfd, F_DUPFD_CLOEXEC, 3);
+		if (g->owner_pidfd < 0 ||
+		    sd_event_add_io(x->event, &g->owner_source, g->owner_pidfd, EPOLLIN,
+				    on_owner_exit, g) < 0) {
+			group_maybe_free(g);
+			return NULL;
+		}
+	}
+	return g;
+}
+
+static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s;
+	(void)usec;
+	worker_close(userdata);
+	return 0;
+}
+
+static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	Worker *w = userdata;
+	siginfo_t si = {};
+
+	(void)s;
+	(void)revents;
+	if (waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+		return 0;
+	if (w->job)
+		job_finish(w->job, -ECONNRESET, NULL);
+	worker_free(w);
+	return 0;
+}
+
+static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	Worker *w = userdata;
+	_cleanup_free_ char *text = NULL;
+	ExecReply reply = {};
+	uint32_t flags = 0;
+	int r;
+
+	(void)s;
+	(void)revents;
+	r = recv_message(fd, MSG_DONTWAIT, &flags, &text, &reply.fds, &reply.n_fds);
+	if (r == -EAGAIN)
+		return 0;
+	if (r < 0 || !w->job) {
+		/* A broken worker, or an answer nobody asked for: it goes. */
+		exec_reply_done(&reply);
+		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		if (w->job)
+			job_finish(w->job, -ECONNRESET, NULL);
+		worker_close(w);
+		return 0;
+	}
+	reply.json = TAKE_PTR(text);
+	if (!w->group)
+		worker_close(w); /* its owner went while it worked */
+	else
+		(void)sd_event_add_time_relative(w->x->event, &w->idle_source, CLOCK_MONOTONIC,
+						 EXEC_IDLE_USEC, 0, on_idle, w);
+	job_finish(w->job, flags & MSG_NO_ANSWER ? -EIO : 0, &reply);
+	exec_reply_done(&reply);
+	return 0;
+}
+
+static void worker_free(Worker *w)
+{
+	if (!w)
+		return;
+	worker_close(w);
+	LIST_REMOVE(w, all);
+	w->x->n_workers--;
+	sd_event_source_disable_unref(w->pid_source);
+	safe_close(w->pidfd);
+	free(w);
+}
+
+static int worker_spawn(Executor *x, Group *g, int nsfs, Worker **ret)
+{
+	_cleanup_free_ Worker *w = calloc(1, sizeof(Worker));
+	int pair[2], r;
+	pid_t parent = getpid(), pid;
+
+	if (!w)
+		return -ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+		return negative_errno();
+	pid = fork();
+	if (pid < 0) {
+		r = negative_errno();
+		close_many(pair, 2);
+		return r;
+	}
+	if (pid == 0)
+		worker_main(pair[1], nsfs, x->handler, parent);
+	safe_close(pair[1]);
+	*w = (Worker){.x = x, .pid = pid, .sock = pair[0]};
+	w->pidfd = pidfd_open(pid, 0);
+	if (w->pidfd < 0) {
+		r = negative_errno();
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		safe_close(w->sock);
+		return r;
+	}
+	LIST_INSERT_HEAD(&x->workers, w, all);
+	x->n_workers++;
+	LIST_INSERT_HEAD(&g->workers, w, in_group);
+	w->group = g;
+	r = sd_event_add_io(x->event, &w->pid_source, w->pidfd, EPOLLIN, on_worker_exit, w);
+	if (r >= 0)
+		r = sd_event_add_io(x->event, &w->sock_source, w->sock, EPOLLIN, on_worker_io, w);
+	if (r < 0) {
+		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		worker_free(TAKE_PTR(w));
+		return r;
+	}
+	*ret = TAKE_PTR(w);
+	return 0;
+}
+
+static int job_start(Job *j)
+{
+	Executor *x = j->x;
+	Worker *w = NULL, *i;
+	Group *g;
+	int r;
+
+	g = group_get(x, &j->key, j->owner_pidfd);
+	if (!g)
+		return -ENOMEM;
+	LIST_FOREACH(i, &g->workers, in_group)
+	if (!i->job && i->sock >= 0) {
+		w = i;
+		break;
+	}
+	if (!w) {
+		r = worker_spawn(x, g, j->nsfs, &w);
+		if (r < 0) {
+			group_maybe_free(g);
+			return r;
+		}
+	}
+	/* The worker is idle: its socket's buffer is empty, and the message
+	 * fits it (large texts go by memfd), so this does not block. */
+	r = send_message(w->sock, j->request, 0, j->fds, j->n_fds, MSG_DONTWAIT);
+	if (r < 0) {
+		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		worker_close(w);
+		return r;
+	}
+	close_many(j->fds, j->n_fds);
+	j->n_fds = 0;
+	w->idle_source = sd_event_source_disable_unref(w->idle_source);
+	w->job = j;
+	j->worker = w;
+	j->caller->n_busy++;
+	return 0;
+}
+
+static void caller_dispatch(Caller *c, Executor *x)
+{
+	while (!x->freeing && c->n_busy < EXEC_BUSY_PER_UID && !TAILQ_EMPTY(&c->queue)) {
+		Job *j = TAILQ_FIRST(&c->queue);
+		int r;
+
+		TAILQ_REMOVE(&c->queue, j, queue);
+		j->queued = false;
+		c->n_queued--;
+		r = job_start(j);
+		if (r < 0)
+			job_finish(j, r, NULL);
+	}
+}
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Job *j = userdata;
+	Worker *w = j->worker;
+
+	(void)s;
+	(void)usec;
+	if (w) {
+		/* Killed, and forgotten as far as capacity goes: it is reaped
+		 * whenever the kernel lets it die. */
+		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		worker_close(w);
+	}
+	job_finish(j, -ETIMEDOUT, NULL);
+	return 0;
+}
+
+int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pidfd,
+		    const char *request, const int *fds, size_t n_fds, uint64_t timeout_usec,
+		    ExecDoneFn done, void *userdata)
+{
+	Caller *c;
+	Job *j;
+	int r;
+
+	if (n_fds > EXEC_FDS_MAX)
+		return -E2BIG;
+	c = caller_get(x, key->uid);
+	if (!c)
+		return -ENOMEM;
+	if (c->n_busy >= EXEC_BUSY_PER_UID && c->n_queued >= EXEC_QUEUED_PER_UID)
+		return -EAGAIN;
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		caller_maybe_free(c);
+		return -ENOMEM;
+	}
+	*j = (Job){.x = x, .key = *key, .caller = c, .done = done, .userdata = userdata};
+	j->nsfs = fcntl(mntns_fd, F_DUPFD_CLOEXEC, 3);
+	j->owner_pidfd = owner_pidfd >= 0 ? fcntl(owner_pidfd, F_DUPFD_CLOEXEC, 3) : -EBADF;
+	j->request = strdup(request);
+	j->fds = calloc(n_fds ?: 1, sizeof(int));
+	r = j->nsfs < 0 || (owner_pidfd >= 0 && j->owner_pidfd < 0) ? -EBADF
+	    : !j->request || !j->fds				    ? -ENOMEM
+								    : 0;
+	for (size_t i = 0; r >= 0 && i < n_fds; i++) {
+		j->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+		if (j->fds[i] < 0)
+			r = negative_errno();
+		else
+			j->n_fds++;
+	}
+	LIST_INSERT_HEAD(&x->jobs, j, all);
+	x->n_pending++;
+	if (r >= 0)
+		r = sd_event_add_time_relative(x->event, &j->deadline, CLOCK_MONOTONIC,
+					       timeout_usec, 0, on_deadline, j);
+	if (r >= 0 && c->n_busy < EXEC_BUSY_PER_UID)
+		r = job_start(j);
+	else if (r >= 0) {
+		TAILQ_INSERT_TAIL(&c->queue, j, queue);
+		j->queued = true;
+		c->n_queued++;
+	}
+	if (r < 0) {
+		j->done = NULL;
+		job_free(j);
+		return r;
+	}
+	return 0;
+}
+
+int executor_new(sd_event *event, ExecHandlerFn handler, Executor **ret)
+{
+	Executor *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	x->event = sd_event_ref(event);
+	x->handler = handler;
+	LIST_INIT(&x->jobs);
+	LIST_INIT(&x->workers);
+	LIST_INIT(&x->groups);
+	LIST_INIT(&x->callers);
+	*ret = x;
+	return 0;
+}
+
+Executor *executor_free(Executor *x)
+{
+	Worker *w;
+
+	if (!x)
+		return NULL;
+	x->freeing = true;
+	while ((w = LIST_FIRST(&x->workers))) {
+		siginfo_t si;
+
+		if (w->job) {
+			Job *j = w->job;
+
+			j->worker = NULL;
+			w->job = NULL;
+			j->caller->n_busy--;
+		}
+		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		(void)waitid((idtype_t)P_PIDFD, (id_t)w->pidfd, &si, WEXITED);
+		worker_free(w);
+	}
+	while (!LIST_EMPTY(&x->jobs)) {
+		Job *j = LIST_FIRST(&x->jobs);
+
+		if (j->queued) {
+			TAILQ_REMOVE(&j->caller->queue, j, queue);
+			j->queued = false;
+			j->caller->n_queued--;
+		}
+		job_finish(j, -ECANCELED, NULL);
+	}
+	sd_event_unref(x->event);
+	free(x);
+	return NULL;
+}
+
+size_t executor_pending(Executor *x)
+{
+	return x ? x->n_pending : 0;
+}
+
+size_t executor_workers(Executor *x)
+{
+	return x ? x->n_workers : 0;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The executor: worker processes that run requests inside a target mount
+ * namespace, supervised from the event loop.
+ *
+ * A worker is forked from mountd's single-threaded main process for a key —
+ * (mount namespace, caller uid) — joins the namespace once with setns() and
+ * then serves that key's requests one at a time, for as long as it is
+ * reused: the common case, a request into a namespace already served, costs
+ * no fork and no setns.  When all of a key's workers are busy another is
+ * forked, up to EXEC_BUSY_PER_UID busy workers per uid; that uid's further
+ * requests wait in its own queue (at most EXEC_QUEUED_PER_UID, beyond which
+ * submitting fails with -EAGAIN), so one user never holds what root or
+ * another user needs.
+ *
+ * Requests and replies are text (the executor does not look into them) and
+ * fds, one SOCK_SEQPACKET message each way; a text too large for one
+ * datagram travels in a sealed memfd.  The loop never blocks on a worker:
+ * its socket and its pidfd are sd-event sources.  A request still running
+ * at its deadline is answered with -ETIMEDOUT at once and its worker is
+ * SIGKILLed and forgotten (it may linger in the kernel; it no longer counts
+ * against anyone).  Workers exit when idle for EXEC_IDLE_USEC, and at once
+ * when the process that named their namespace exits: a worker must not keep
+ * a namespace alive.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#define EXEC_BUSY_PER_UID   8U
+#define EXEC_QUEUED_PER_UID 64U
+#define EXEC_IDLE_USEC	    (10ULL * 1000 * 1000)
+#define EXEC_FDS_MAX	    64U
+
+typedef struct Executor Executor;
+
+typedef struct ExecKey {
+	uint64_t mntns_id;
+	uid_t uid;
+} ExecKey;
+
+typedef struct ExecReply {
+	char *json;
+	int *fds;
+	size_t n_fds;
+} ExecReply;
+
+void exec_reply_done(ExecReply *r);
+
+/* In a worker, inside the key's namespace: answer one request.  The
+ * handler may close fds it is done with (setting them to -EBADF); the
+ * worker closes the rest after it returns.  *ret->json is required on
+ * success; a negative return means no answer (the submitter gets -EIO). */
+typedef int (*ExecHandlerFn)(const char *request, int *fds, size_t n_fds, ExecReply *ret);
+
+/* In the event loop, once per submitted request.  r == 0: reply is the
+ * handler's answer (the callee may steal json and fds, setting them to
+ * NULL / n_fds 0).  r < 0: -ETIMEDOUT, -ECONNRESET (the worker died), -EIO,
+ * -ECANCELED (executor freed). */
+typedef void (*ExecDoneFn)(int r, ExecReply *reply, void *userdata);
+
+int executor_new(sd_event *event, ExecHandlerFn handler, Executor **ret);
+/* Kills every worker; done() of the requests not answered yet runs with
+ * -ECANCELED. */
+Executor *executor_free(Executor *x);
+
+/* mntns_fd: the key's namespace (borrowed; a new worker setns()es into it).
+ * owner_pidfd: the process that named it, or -EBADF (borrowed).  fds are
+ * borrowed: the executor keeps its own copies until they are sent.
+ * -EAGAIN when the uid has too many requests waiting. */
+int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pidfd,
+		    const char *request, const int *fds, size_t n_fds, uint64_t timeout_usec,
+		    ExecDoneFn done, void *userdata);
+
+/* Requests submitted whose done() has not run yet; worker processes alive. */
+size_t executor_pending(Executor *x);
+size_t executor_workers(Executor *x);

@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * From a decoded call to its answer, for both front ends (see request.h).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <unistd.h>
+
+#include "executor.h"
+#include "ops-internal.h"
+#include "request.h"
+#include "util.h"
+
+/* A change that is still running after this long is given up: its
+ * worker is killed (or left to die), and the caller told. */
+#define REQUEST_TIMEOUT_USEC (60ULL * 1000 * 1000)
+
+static Executor *executor;
+static uint64_t own_ns_id; /* mountd's own mount namespace */
+static size_t n_pending;
+static void (*idle_cb)(void *);
+static void *idle_userdata;
+
+void request_answer_done(RequestAnswer *a)
+{
+	json_object_put(a->parameters);
+	close_many(a->fds, a->n_fds);
+	free(a->fds);
+	*a = (RequestAnswer){};
+}
+
+static void answer(const RequestCall *c, RequestAnswer *a)
+{
+	c->done(a, c->userdata);
+	request_answer_done(a);
+}
+
+int request_answer_errno(int r, RequestAnswer *ret)
+{
+	*ret = (RequestAnswer){};
+	return ops_error_encode(NULL, NULL, r, NULL, &ret->error, &ret->parameters);
+}
+
+static void answer_failure(const RequestCall *c, const void *req, int r, const MntLog *log)
+{
+	RequestAnswer a = {};
+
+	if (ops_error_encode(c->method, req, r, log, &a.error, &a.parameters) < 0)
+		(void)request_answer_errno(-ENOMEM, &a);
+	answer(c, &a);
+}
+
+static void answer_invalid(const RequestCall *c, int r, const char *field)
+{
+	RequestAnswer a = {};
+
+	if (r == -ENOMEM) {
+		answer_failure(c, NULL, r, NULL);
+		return;
+	}
+	a.error = OPS_ERROR_NAME_INVALID_PARAMETER;
+	a.parameters = json_object_new_object();
+	if (a.parameters)
+		json_object_object_add(a.parameters, "parameter", json_object_new_string(field));
+	answer(c, &a);
+}
+
+/* ---- namespaces ---------------------------------------------------------- */
+
+/* A namespace a request names, held from authorization to the end. */
+typedef struct Pin {
+	int pidfd; /* the process that named it, if one did */
+	int nsfs;  /* the mount namespace */
+	uint64_t id;
+} Pin;
+
+#define PIN_NULL ((Pin){.pidfd = -EBADF, .nsfs = -EBADF})
+
+static void pin_done(Pin *p)
+{
+	p->pidfd = safe_close(p->pidfd);
+	p->nsfs = safe_close(p->nsfs);
+}
+
+/* Pin ns (a pid becomes a pidfd here, once) and rewrite it to name the
+ * pinned process, so that the policy and everything after see one process.
+ * Failures are the "namespace" step, as they always were. */
+static int pin(OpsNamespace *ns, Pin *ret, MntLog *log)
+{
+	int r;
+
+	*ret = PIN_NULL;
+	if (ns->pid > 0) {
+		ret->pidfd = pidfd_open(ns->pid, 0);
+		if (ret->pidfd < 0) {
+			mnt_log_fail(log, "namespace");
+			return negative_errno();
+		}
+		*ns = OPS_NAMESPACE_NULL;
+		ns->pidfd = ret->pidfd;
+	} else if (ns->pidfd >= 0) {
+		ret->pidfd = fcntl(ns->pidfd, F_DUPFD_CLOEXEC, 3);
+		if (ret->pidfd < 0) {
+			mnt_log_fail(log, "namespace");
+			return negative_errno();
+		}
+	}
+	if (ret->pidfd >= 0) {
+		ret->nsfs = ops_process_mntns(0, ret->pidfd);
+		if (ret->nsfs < 0) {
+			r = ret->nsfs;
+			mnt_log_fail(log, "namespace");
+			return r;
+		}
+	} else {
+		ret->nsfs = ops_namespace_open(ns, log);
+		if (ret->nsfs < 0)
+			return ret->nsfs;
+	}
+	r = mnt_ns_id(ret->nsfs, &ret->id);
+	if (r < 0)
+		mnt_log_fail(log, "namespace");
+	return r;
+}
+
+/* Where the request names no namespace, the caller's is meant. */
+static void default_namespace(OpsNamespace *ns, const AuthCaller *caller)
+{
+	if (!ns || ops_namespace_is_set(ns))
+		return;
+	if (caller->pidfd >= 0)
+		ns->pidfd = caller->pidfd;
+	else
+		ns->pid = caller->pid;
+}
+
+/* Point the JSON at a pinned namespace: {"mntnsFd": index}. */
+static int json_set_namespace(json_object *params, const char *path, int index)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	json_object *o = params, *ns;
+	char *dot, *key;
+
+	if (!copy)
+		return -ENOMEM;
+	key = copy;
+	while ((dot = strchr(key, '.'))) {
+		*dot = 0;
+		if (!json_object_object_get_ex(o, key, &o) ||
+		    !json_object_is_type(o, json_type_object))
+			return -EINVAL;
+		key = dot + 1;
+	}
+	ns = json_object_new_object();
+	if (!ns)
+		return -ENOMEM;
+	json_object_object_add(ns, "mntnsFd", json_object_new_int(index));
+	json_object_object_add(o, key, ns);
+	return 0;
+}
+
+/* ---- running in a worker -------------------------------------------------- */
+
+typedef struct Job {
+	RequestCall call;
+	const void *req; /* for errors that need it; NULL once freed */
+	char *attribute; /* Info's, for NotSupported */
+} Job;
+
+static void pending_dec(void)
+{
+	if (--n_pending == 0 && idle_cb)
+		idle_cb(idle_userdata);
+}
+
+static void job_done(int r, ExecReply *reply, void *userdata)
+{
+	Job *j = userdata;
+	RequestAnswer a = {};
+	_cleanup_json_ json_object *msg = NULL;
+	json_object *v;
+
+	if (r >= 0) {
+		msg = reply->json ? json_tokener_parse(reply->json) : NULL;
+		if (!msg || !json_object_is_type(msg, json_type_object))
+			r = -EBADMSG;
+	}
+	if (r < 0) {
+		_cleanup_(mnt_log_done) MntLog log = {};
+		OpsInfoRequest info = {.attribute = j->attribute};
+
+		/* The executor's own failures: the worker timed out, died or
+		 * the caller has too many calls running (-EAGAIN). */
+		if (r != -EAGAIN)
+			mnt_log_fail(&log, "worker");
+		answer_failure(&j->call, &info, r, &log);
+	} else {
+		if (json_object_object_get_ex(msg, "error", &v))
+			a.error = json_object_get_string(v);
+		if (json_object_object_get_ex(msg, "parameters", &v))
+			a.parameters = json_object_get(v);
+		else
+			a.parameters = json_object_new_object();
+		a.fds = TAKE_PTR(reply->fds);
+		a.n_fds = reply->n_fds;
+		reply->n_fds = 0;
+		answer(&j->call, &a);
+	}
+	free(j->attribute);
+	free(j);
+	pending_dec();
+}
+
+static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
+			 const AuthCaller *caller, int trace_fd)
+{
+	_cleanup_json_ json_object *params = NULL, *msg = NULL;
+	_cleanup_free_ int *fds = NULL;
+	size_t n = c->n_fds;
+	const char *text;
+	ExecKey key;
+	Job *j;
+	int r;
+
+	/* The worker sees the pinned namespaces only, by fd. */
+	if (c->parameters) {
+		if (json_object_deep_copy(c->parameters, &params, NULL) < 0)
+			return -ENOMEM;
+	} else
+		params = json_object_new_object();
+	if (!params)
+		return -ENOMEM;
+	fds = malloc(sizeof(int) * (n + 2));
+	if (!fds)
+		return -ENOMEM;
+	if (n > 0)
+		memcpy(fds, c->fds, sizeof(int) * n);
+	if (t->target && t->target_field) {
+		r = json_set_namespace(params, t->target_field, (int)n);
+		if (r < 0)
+			return r;
+		fds[n++] = target->nsfs;
+	}
+	if (t->source && t->source_field) {
+		r = json_set_namespace(params, t->source_field, (int)n);
+		if (r < 0)
+			return r;
+		fds[n++] = source->nsfs;
+	}
+	msg = json_object_new_object();
+	if (!msg)
+		return -ENOMEM;
+	json_object_object_add(msg, "method", json_object_new_string(c->method->name));
+	json_object_object_add(msg, "parameters", TAKE_PTR(params));
+	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
+	if (!text)
+		return -ENOMEM;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->call = *c;
+	if (c->method->execute && streq(c->method->name, "Info") &&
+	    ((OpsInfoRequest *)req)->attribute) {
+		j->attribute = strdup(((OpsInfoRequest *)req)->attribute);
+		if (!j->attribute) {
+			free(j);
+			return -ENOMEM;
+		}
+	}
+	/* Keyed by namespace and caller: a worker serves one caller's
+	 * requests in one namespace, and is reused for the next. */
+	key = (ExecKey){.mntns_id = target->id, .uid = caller->id.uid};
+	/* Its workers end with the process that named the namespace, so as
+	 * not to keep it alive; mountd's own namespace lives as long as
+	 * mountd, whoever named it. */
+	r = executor_submit(executor, &key, target->nsfs,
+			    target->id == own_ns_id ? -EBADF : target->pidfd, text, fds, n,
+			    REQUEST_TIMEOUT_USEC, job_done, j);
+	if (r < 0) {
+		free(j->attribute);
+		free(j);
+		return r;
+	}
+	n_pending++;
+	/* The worker holds its own copy of the trace fd now. */
+	if (trace_fd >= 0 && c->drop_fd)
+		for (size_t i = 0; i < c->n_fds; i++)
+			if (c->fds[i] == trace_fd) {
+				c->drop_fd(i, c->userdata);
+				break;
+			}
+	return 0;
+}
+
+/* ---- the path ------------------------------------------------------------- */
+
+/* Decode, default, pin and authorize: 0 to go on, 1 answered. */
+static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
+		   int *ret_trace_fd)
+{
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_free_ char *reason = NULL;
+	OpsFds f = {.fds = c->fds, .n = c->n_fds, .trace_fd = -EBADF};
+	const char *field = NULL;
+	int r;
+
+	r = ops_request_decode(c->method, c->parameters, &f, req, &field);
+	if (r < 0) {
+		answer_invalid(c, r, field);
+		return 1;
+	}
+	if (f.trace_fd >= 0) {
+		int fl = fcntl(f.trace_fd, F_GETFL);
+
+		if (fl < 0 || ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR)) {
+			answer_invalid(c, -EBADF, "traceFd");
+			return 1;
+		}
+	}
+	*ret_trace_fd = f.trace_fd;
+
+	c->method->targets(req, t);
+	default_namespace(t->target, &c->caller);
+	default_namespace(t->source, &c->caller);
+	if (t->source) {
+		r = pin(t->source, source, &log);
+		if (r >= 0) {
+			r = authorize(&c->caller, c->method->name, t->source, NULL, t->attributes,
+				      &reason);
+			if (r == -EPERM)
+				goto denied;
+		}
+		if (r < 0)
+			goto failed;
+	}
+	/* Without a target the operation runs in the caller's own namespace. */
+	if (t->target)
+		r = pin(t->target, target, &log);
+	else {
+		OpsNamespace own = OPS_NAMESPACE_NULL;
+
+		default_namespace(&own, &c->caller);
+		r = pin(&own, target, &log);
+	}
+	if (r < 0)
+		goto failed;
+	r = authorize(&c->caller, c->method->name, t->target, t->fstype, t->attributes, &reason);
+	if (r == -EPERM)
+		goto denied;
+	if (r < 0)
+		goto failed;
+	return 0;
+
+denied : {
+	RequestAnswer a = {.error = OPS_ERROR_NAME_PERMISSION};
+
+	a.parameters = json_object_new_object();
+	if (a.parameters)
+		json_object_object_add(a.parameters, "reason",
+				       json_object_new_string(reason ?: "denied by policy"));
+	answer(c, &a);
+	return 1;
+}
+failed:
+	answer_failure(c, req, r, &log);
+	return 1;
+}
+
+static void request_freep(void **req, const OpsMethod *m)
+{
+	if (*req) {
+		m->request_done(*req);
+		free(*req);
+	}
+}
+
+int request_start(const RequestCall *c)
+{
+	const OpsMethod *m = c->method;
+	Pin target = PIN_NULL, source = PIN_NULL;
+	OpsTargets t = {};
+	void *req;
+	int r, trace_fd = -EBADF;
+
+	if (m->run == OPS_RUN_WATCH)
+		return -EINVAL;
+	req = malloc(m->request_size);
+	if (!req)
+		return -ENOMEM;
+	m->request_init(req);
+	r = prepare(c, req, &t, &target, &source, &trace_fd);
+	if (r > 0) {
+		r = 0;
+		goto out;
+	}
+	if (m->run == OPS_RUN_WORKER) {
+		r = run_in_worker(c, req, &t, &target, &source, &c->caller, trace_fd);
+		if (r < 0) {
+			_cleanup_(mnt_log_done) MntLog log = {};
+
+			answer_failure(c, req, r, &log);
+			r = 0;
+		}
+	} else {
+		_cleanup_(mnt_log_done) MntLog log = {};
+		OpsResult res = OPS_RESULT_NULL;
+		RequestAnswer a = {};
+		int fd = -EBADF;
+
+		r = m->execute(req, &res, &log);
+		if (r >= 0)
+			r = ops_reply_encode(m, &res, &log, &a.parameters, &fd);
+		safe_close(fd);
+		m->result_done(&res);
+		if (r < 0)
+			answer_failure(c, req, r, &log);
+		else
+			answer(c, &a);
+		r = 0;
+	}
+out:
+	pin_done(&target);
+	pin_done(&source);
+	request_freep(&req, m);
+	return r;
+}
+
+int request_prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_pin)
+{
+	Pin target = PIN_NULL, source = PIN_NULL;
+	OpsListRequest req;
+	OpsTargets t = {};
+	int r, trace_fd;
+
+	c->method->request_init(&req);
+	r = prepare(c, &req, &t, &target, &source, &trace_fd);
+	pin_done(&source);
+	if (r > 0) {
+		pin_done(&target);
+		return 1;
+	}
+	/* The watch follows the pinned process (its exit ends the watch),
+	 * or the namespace alone when none named it. */
+	*ret_ns = OPS_NAMESPACE_NULL;
+	if (target.pidfd >= 0) {
+		ret_ns->pidfd = target.pidfd;
+		*ret_pin = TAKE_FD(target.pidfd);
+	} else {
+		ret_ns->mntns_fd = target.nsfs;
+		*ret_pin = TAKE_FD(target.nsfs);
+	}
+	pin_done(&target);
+	return 0;
+}
+
+/* ---- setup ----------------------------------------------------------------- */
+
+static int handle(const char *request, int *fds, size_t n_fds, ExecReply *ret)
+{
+	*ret = (ExecReply){};
+	return ops_table_execute(request, fds, n_fds, &ret->json, &ret->fds, &ret->n_fds);
+}
+
+int request_setup(sd_event *event)
+{
+	_cleanup_close_ int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || mnt_ns_id(fd, &own_ns_id) < 0)
+		own_ns_id = 0;
+	return executor_new(event, handle, &executor);
+}
+
+void request_shutdown(void)
+{
+	executor = executor_free(executor);
+}
+
+size_t request_pending(void)
+{
+	return n_pending;
+}
+
+void request_set_idle_callback(void (*cb)(void *userdata), void *userdata)
+{
+	idle_cb = cb;
+	idle_userdata = userdata;
+}

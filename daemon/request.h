@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The one path of a call from either front end to its answer, in the event
+ * loop: decode the JSON parameters along the operation table and validate
+ * them, fill in the caller's namespace where the request names none, pin
+ * every namespace it names (a pidfd and an nsfs fd, taken once: nothing
+ * after this reopens anything by pid), ask the policy, then run the method:
+ * in an executor worker inside the target namespace, or in the loop for
+ * List.  The answer is JSON (and fds) for the front end to send.
+ */
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+#include <systemd/sd-event.h>
+
+#include "authorize.h"
+#include "ops-table.h"
+
+typedef struct RequestAnswer {
+	const char *error;	 /* NULL: a reply */
+	json_object *parameters; /* of the reply or the error; owned */
+	int *fds;		 /* owned; parameters name them by index */
+	size_t n_fds;
+} RequestAnswer;
+
+void request_answer_done(RequestAnswer *a);
+
+typedef struct RequestCall {
+	const OpsMethod *method;
+	json_object *parameters; /* borrowed */
+	int *fds;		 /* borrowed until done() */
+	size_t n_fds;
+	AuthCaller caller; /* borrowed */
+	/* The answer, once (possibly before request_start() returns); the
+	 * callee may steal what it sends. */
+	void (*done)(RequestAnswer *a, void *userdata);
+	/* Drop the front end's copy of fd index i, the trace fd, once the
+	 * worker has its own: the reader's EOF comes before the reply
+	 * (NULL: the front end cannot, as with D-Bus). */
+	void (*drop_fd)(size_t index, void *userdata);
+	void *userdata;
+} RequestCall;
+
+/* Start executors and the like; once, in mountd's main process. */
+int request_setup(sd_event *event);
+void request_shutdown(void);
+/* Calls whose answer is pending in a worker. */
+size_t request_pending(void);
+void request_set_idle_callback(void (*cb)(void *userdata), void *userdata);
+
+/* Serve c (not Watch).  0 when done() was or will be called; negative when
+ * it will not be (then the front end answers the errno). */
+int request_start(const RequestCall *c);
+
+/* Watch: decode, default and authorize, then hand the namespace to the
+ * front end's stream.  0 and *ret_ns set (its fds borrowed from c or owned
+ * by *ret_pin, to be closed after watch_new()); 1 when done() was called
+ * with an error. */
+int request_prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_pin);
+
+/* Error answers for the front ends' own failures. */
+int request_answer_errno(int r, RequestAnswer *ret);

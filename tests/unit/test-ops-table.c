@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The operation table against the interface file: every method, every
+ * parameter and reply field, its type and whether it is optional, every
+ * named type and enum, both ways.  A field renamed or retyped in one place
+ * only fails here.
+ *
+ * Usage: test-ops-table [IDL-FILE]   (default: the one in daemon/, run from the top)
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops-table.h"
+#include "tap.h"
+#include "util.h"
+
+/* ---- a small parser of the varlink IDL ------------------------------------- */
+
+typedef struct IdlField {
+	char name[64];
+	char type[256]; /* without the leading '?' */
+	bool optional;
+} IdlField;
+
+typedef struct IdlBlock {
+	char kind[16]; /* interface, type, method, error */
+	char name[64];
+	IdlField in[32], out[32];
+	size_t n_in, n_out;
+} IdlBlock;
+
+static IdlBlock blocks[64];
+static size_t n_blocks;
+
+/* The text without comments, as one line. */
+static char *strip_comments(const char *text)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+	bool comment = false;
+
+	for (const char *p = text; out && *p; p++) {
+		if (*p == '#')
+			comment = true;
+		if (*p == '\n') {
+			comment = false;
+			*o++ = ' ';
+		} else if (!comment)
+			*o++ = *p;
+	}
+	if (out)
+		*o = 0;
+	return out;
+}
+
+static const char *skip_space(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* "( a: T, b: ?(x, y) )" at p; returns the position after ")". */
+static const char *parse_fields(const char *p, IdlField *fields, size_t *n)
+{
+	p = skip_space(p);
+	if (*p != '(')
+		return NULL;
+	p++;
+	for (;;) {
+		IdlField *f = &fields[*n];
+		size_t len = 0;
+		int depth = 0;
+
+		p = skip_space(p);
+		if (*p == ')')
+			return p + 1;
+		while (*p && (isalnum((unsigned char)*p) || *p == '_') && len + 1 < sizeof(f->name))
+			f->name[len++] = *p++;
+		f->name[len] = 0;
+		p = skip_space(p);
+		if (*p != ':')
+			return NULL;
+		p = skip_space(p + 1);
+		f->optional = *p == '?';
+		if (f->optional)
+			p++;
+		len = 0;
+		while (*p && (depth > 0 || (*p != ',' && *p != ')'))) {
+			if (*p == '(')
+				depth++;
+			else if (*p == ')')
+				depth--;
+			if (!isspace((unsigned char)*p) || (len > 0 && f->type[len - 1] == ','))
+				if (len + 1 < sizeof(f->type))
+					f->type[len++] = *p == ',' ? ',' : *p;
+			p++;
+		}
+		f->type[len] = 0;
+		(*n)++;
+		if (*p == ',')
+			p++;
+	}
+}
+
+static int parse_idl(const char *path)
+{
+	_cleanup_free_ char *text = NULL, *flat = NULL;
+	size_t size = 0;
+	FILE *f = fopen(path, "re");
+	const char *p;
+
+	if (!f)
+		return -errno;
+	if (getdelim(&text, &size, 0, f) < 0) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	flat = strip_comments(text);
+	if (!flat)
+		return -ENOMEM;
+	for (p = flat; (p = skip_space(p)) && *p;) {
+		IdlBlock *b = &blocks[n_blocks];
+		int len = 0;
+
+		if (sscanf(p, "%15s %63[A-Za-z0-9_.]%n", b->kind, b->name, &len) < 2)
+			return -EINVAL;
+		p += len;
+		if (streq(b->kind, "interface"))
+			continue;
+		p = parse_fields(p, b->in, &b->n_in);
+		if (!p)
+			return -EINVAL;
+		if (streq(b->kind, "method")) {
+			p = skip_space(p);
+			if (strncmp(p, "->", 2) != 0)
+				return -EINVAL;
+			p = parse_fields(p + 2, b->out, &b->n_out);
+			if (!p)
+				return -EINVAL;
+		}
+		n_blocks++;
+	}
+	return 0;
+}
+
+static const IdlBlock *find_block(const char *kind, const char *name)
+{
+	for (size_t i = 0; i < n_blocks; i++)
+		if (streq(blocks[i].kind, kind) && streq(blocks[i].name, name))
+			return &blocks[i];
+	return NULL;
+}
+
+/* ---- comparing -------------------------------------------------------------- */
+
+static void compare_fields(const char *where, const JsonDispatch *table, const IdlField *idl,
+			   size_t n_idl);
+
+static void compare_field(const char *where, const JsonDispatch *e, const IdlField *f)
+{
+	char type[256];
+	const char *t = f->type;
+
+	ok(!(e->flags & JSON_MANDATORY) == f->optional, "%s.%s: %s in both", where, e->name,
+	   f->optional ? "optional" : "required");
+	ops_field_idl_type(e, type, sizeof(type));
+	if (streq(type, "object") || streq(type, "array")) {
+		const IdlBlock *b;
+
+		if (streq(type, "array")) {
+			ok(strncmp(t, "[]", 2) == 0, "%s.%s: an array in both", where, e->name);
+			t += 2;
+		}
+		b = find_block("type", t);
+		ok(b, "%s.%s: its type %s is declared", where, e->name, t);
+		if (b) {
+			char sub[160];
+
+			snprintf(sub, sizeof(sub), "%s.%s", where, e->name);
+			compare_fields(sub, e->data, b->in, b->n_in);
+		}
+		return;
+	}
+	ok(streq(type, t), "%s.%s: type %s in the table, %s in the IDL", where, e->name, type, t);
+}
+
+static void compare_fields(const char *where, const JsonDispatch *table, const IdlField *idl,
+			   size_t n_idl)
+{
+	for (const JsonDispatch *e = table; e->name; e++) {
+		const IdlField *f = NULL;
+
+		for (size_t i = 0; i < n_idl; i++)
+			if (streq(idl[i].name, e->name))
+				f = &idl[i];
+		ok(f, "%s.%s: in the table and in the IDL", where, e->name);
+		if (f)
+			compare_field(where, e, f);
+	}
+	for (size_t i = 0; i < n_idl; i++) {
+		bool found = false;
+
+		for (const JsonDispatch *e = table; e->name; e++)
+			found = found || streq(e->name, idl[i].name);
+		ok(found, "%s.%s: in the IDL and in the table", where, idl[i].name);
+	}
+}
+
+static void compare_reply(const OpsMethod *m, const IdlBlock *b)
+{
+	size_t n = 0;
+
+	for (const OpsReplyField *r = m->reply; r->name; r++, n++) {
+		const IdlField *f = NULL;
+		bool optional;
+		const char *type = ops_reply_kind_idl(r->kind, &optional);
+
+		for (size_t i = 0; i < b->n_out; i++)
+			if (streq(b->out[i].name, r->name))
+				f = &b->out[i];
+		ok(f, "%s reply.%s: in the table and in the IDL", m->name, r->name);
+		if (f)
+			ok(streq(type, f->type) && optional == f->optional,
+			   "%s reply.%s: %s%s in the table, %s%s in the IDL", m->name, r->name,
+			   optional ? "?" : "", type, f->optional ? "?" : "", f->type);
+	}
+	ok(n == b->n_out, "%s reply: %zu fields in the table, %zu in the IDL", m->name, n,
+	   b->n_out);
+}
+
+int main(int argc, char **argv)
+{
+	const char *idl = argc > 1 ? argv[1] : "daemon/io.mountd.Mount.varlink";
+	size_t n_methods = 0, n_idl_methods = 0;
+	int r;
+
+	r = parse_idl(idl);
+	ok(r == 0 && n_blocks > 0, "%s parses (%zu declarations)", idl, n_blocks);
+	if (r < 0)
+		return tap_done();
+
+	for (const OpsMethod *m = ops_methods; m->name; m++) {
+		const IdlBlock *b = find_block("method", m->name);
+
+		n_methods++;
+		ok(b, "method %s: in the table and in the IDL", m->name);
+		if (!b)
+			continue;
+		compare_fields(m->name, m->fields, b->in, b->n_in);
+		compare_reply(m, b);
+	}
+	for (size_t i = 0; i < n_blocks; i++)
+		if (streq(blocks[i].kind, "method")) {
+			n_idl_methods++;
+			ok(ops_method_find(blocks[i].name),
+			   "method %s: in the IDL and in the table", blocks[i].name);
+		}
+	ok(n_methods == n_idl_methods, "%zu methods in the table, %zu in the IDL", n_methods,
+	   n_idl_methods);
+
+	/* The errors the table's answers use are declared. */
+	ok(find_block("error", "MountFailed") && find_block("error", "NotSupported") &&
+		   find_block("error", "InternalError") &&
+		   find_block("error", "PermissionDenied") && find_block("error", "LimitExceeded"),
+	   "every io.mountd.Mount error the table answers with is declared");
+	return tap_done();
+}
