@@ -95,6 +95,7 @@ struct Executor {
 	LIST_HEAD(, Group) groups;
 	LIST_HEAD(, Caller) callers;
 	size_t n_pending, n_workers;
+	uint64_t idle_usec;
 	bool freeing; /* start nothing new */
 };
 
@@ -274,6 +275,8 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 	/* Die with mountd rather than linger inside a namespace. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(1);
+	/* ps and pgrep tell the daemon from its workers. */
+	(void)prctl(PR_SET_NAME, "mountd-worker");
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	/* Nothing of mountd's: its clients, its bus, its listening sockets.
@@ -506,7 +509,7 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 		worker_close(w); /* its owner went while it worked */
 	else
 		(void)sd_event_add_time_relative(w->x->event, &w->idle_source, CLOCK_MONOTONIC,
-						 EXEC_IDLE_USEC, 0, on_idle, w);
+						 w->x->idle_usec, 0, on_idle, w);
 	job_finish(w->job, flags & MSG_NO_ANSWER ? -EIO : 0, &reply);
 	exec_reply_done(&reply);
 	return 0;
@@ -694,7 +697,7 @@ int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pid
 	return 0;
 }
 
-int executor_new(sd_event *event, ExecHandlerFn handler, Executor **ret)
+int executor_new(sd_event *event, ExecHandlerFn handler, uint64_t idle_usec, Executor **ret)
 {
 	Executor *x = calloc(1, sizeof(*x));
 
@@ -702,6 +705,7 @@ int executor_new(sd_event *event, ExecHandlerFn handler, Executor **ret)
 		return -ENOMEM;
 	x->event = sd_event_ref(event);
 	x->handler = handler;
+	x->idle_usec = idle_usec ?: EXEC_IDLE_USEC;
 	LIST_INIT(&x->jobs);
 	LIST_INIT(&x->workers);
 	LIST_INIT(&x->groups);

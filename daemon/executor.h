@@ -21,7 +21,7 @@
  * its socket and its pidfd are sd-event sources.  A request still running
  * at its deadline is answered with -ETIMEDOUT at once and its worker is
  * SIGKILLed and forgotten (it may linger in the kernel; it no longer counts
- * against anyone).  Workers exit when idle for EXEC_IDLE_USEC, and at once
+ * against anyone).  Workers exit when idle for a while, and at once
  * when the process that named their namespace exits: a worker must not keep
  * a namespace alive.
  */
@@ -64,7 +64,8 @@ typedef int (*ExecHandlerFn)(const char *request, int *fds, size_t n_fds, ExecRe
  * -ECANCELED (executor freed). */
 typedef void (*ExecDoneFn)(int r, ExecReply *reply, void *userdata);
 
-int executor_new(sd_event *event, ExecHandlerFn handler, Executor **ret);
+/* idle_usec: how long an idle worker stays (EXEC_IDLE_USEC by default). */
+int executor_new(sd_event *event, ExecHandlerFn handler, uint64_t idle_usec, Executor **ret);
 /* Kills every worker; done() of the requests not answered yet runs with
  * -ECANCELED. */
 Executor *executor_free(Executor *x);

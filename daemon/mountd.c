@@ -18,6 +18,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus.h"
+#include "executor.h"
 #include "request.h"
 #include "util.h"
 #include "authorize.h"
@@ -106,18 +107,26 @@ static void on_server_idle(VarlinkServer *s, void *userdata)
 	maybe_exit(userdata);
 }
 
+/* Seconds from the environment variable name, or def when unset. */
+static int env_seconds(const char *name, unsigned long def, unsigned long *ret)
+{
+	const char *e = getenv(name);
+	char *end;
+
+	*ret = def;
+	if (!e)
+		return 0;
+	errno = 0;
+	*ret = strtoul(e, &end, 10);
+	return errno || *end || end == e ? -EINVAL : 0;
+}
+
 static int setup_idle_exit(Daemon *d)
 {
-	const char *e = getenv("MOUNTD_IDLE_SEC");
-	unsigned long sec = 30;
+	unsigned long sec;
 
-	if (e) {
-		char *end;
-		errno = 0;
-		sec = strtoul(e, &end, 10);
-		if (errno || *end || end == e)
-			return -EINVAL;
-	}
+	if (env_seconds("MOUNTD_IDLE_SEC", 30, &sec) < 0)
+		return -EINVAL;
 	if (sec == 0)
 		return 0; /* disabled */
 	d->idle_usec = (uint64_t)sec * 1000 * 1000;
@@ -177,8 +186,13 @@ int main(int argc, char **argv)
 		r = varlink_server_set_idle_callback(d.server, on_server_idle, &d);
 	/* Workers are forked from here: before the bus and the listening
 	 * sockets exist would be nicer, but they close what they inherit. */
-	if (r >= 0)
-		r = request_setup(d.event);
+	if (r >= 0) {
+		unsigned long sec;
+
+		r = env_seconds("MOUNTD_WORKER_IDLE_SEC", EXEC_IDLE_USEC / 1000000, &sec);
+		if (r >= 0)
+			r = request_setup(d.event, (uint64_t)sec * 1000000);
+	}
 	request_set_idle_callback(on_jobs_done, &d);
 	if (r < 0) {
 		fprintf(stderr, "mountd: varlink: %s\n", strerror(-r));

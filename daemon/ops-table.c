@@ -468,8 +468,10 @@ static void create_targets(void *p, OpsTargets *ret)
 	};
 }
 
-/* A source named by path is read in its namespace: that namespace must be
- * the caller's to bind from, as the target is to bind to. */
+/* The source is cloned in its namespace (the caller's by default: an fd's
+ * mount can only be cloned there).  A source named by path is read there:
+ * that namespace must be the caller's to bind from, as the target is to
+ * bind to. */
 static void bind_targets(void *p, OpsTargets *ret)
 {
 	OpsBindRequest *r = p;
@@ -477,7 +479,8 @@ static void bind_targets(void *p, OpsTargets *ret)
 	*ret = (OpsTargets){
 		.target = r->place.path ? &r->place.ns : NULL,
 		.target_field = "placement.namespace",
-		.source = r->source_path ? &r->source_ns : NULL,
+		.source = &r->source_ns,
+		.authorize_source = r->source_path,
 		.source_field = "sourceNamespace",
 		.attributes = r->attr.set,
 	};

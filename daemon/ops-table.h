@@ -83,8 +83,9 @@ typedef struct OpsResult {
 
 /* The namespaces a request names, for pinning and the policy. */
 typedef struct OpsTargets {
-	OpsNamespace *target; /* where the operation runs (NULL: the caller's own) */
-	OpsNamespace *source; /* Bind's source namespace, when it reads a path there */
+	OpsNamespace *target;  /* where the operation runs (NULL: the caller's own) */
+	OpsNamespace *source;  /* Bind's source namespace */
+	bool authorize_source; /* it reads a path there: the policy decides */
 	const char *target_field, *source_field; /* their JSON paths */
 	const char *fstype;			 /* policy facts */
 	uint64_t attributes;

@@ -20,19 +20,22 @@
 #include "util.h"
 
 static const char *const known_methods[] = {
-	"Create", "Bind", "Reconfigure", "SetAttributes", "Move",
-	"Unmount", "Info", "List", "Watch", NULL,
+	"Create",  "Bind", "Reconfigure", "SetAttributes", "Move",
+	"Unmount", "Info", "List",	  "Watch",	   NULL,
 };
 
-static const char *const read_methods[] = { "Info", "List", "Watch", NULL };
+static const char *const read_methods[] = {"Info", "List", "Watch", NULL};
 
 static const struct {
 	const char *name;
 	uint64_t attr;
 } attribute_names[] = {
-	{ "ro", MOUNT_ATTR_RDONLY },	   { "nosuid", MOUNT_ATTR_NOSUID },
-	{ "nodev", MOUNT_ATTR_NODEV },	   { "noexec", MOUNT_ATTR_NOEXEC },
-	{ "nodiratime", MOUNT_ATTR_NODIRATIME }, { "nosymfollow", MOUNT_ATTR_NOSYMFOLLOW },
+	{"ro", MOUNT_ATTR_RDONLY},
+	{"nosuid", MOUNT_ATTR_NOSUID},
+	{"nodev", MOUNT_ATTR_NODEV},
+	{"noexec", MOUNT_ATTR_NOEXEC},
+	{"nodiratime", MOUNT_ATTR_NODIRATIME},
+	{"nosymfollow", MOUNT_ATTR_NOSYMFOLLOW},
 };
 
 static bool strv_contains(char *const *l, const char *s)
@@ -256,14 +259,16 @@ int policy_parse(Policy *p, const char *text, const char *name, char **ret_error
 		}
 		rule.allow = streq(verdict, "allow");
 		rule.line = lineno;
-		for (char *w = strtok_r(NULL, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+		for (char *w = strtok_r(NULL, " \t\r", &save); w;
+		     w = strtok_r(NULL, " \t\r", &save)) {
 			const char *what = NULL;
 			int r = parse_condition(w, &rule, &what);
 
 			if (r < 0) {
 				rule_done(&rule);
 				policy_done(&parsed);
-				return r == -ENOMEM ? r : parse_error(ret_error, name, lineno, what, w);
+				return r == -ENOMEM ? r
+						    : parse_error(ret_error, name, lineno, what, w);
 			}
 		}
 		nr = realloc(parsed.rules, (parsed.n_rules + 1) * sizeof(*nr));

@@ -36,9 +36,9 @@ typedef struct PolicyRule {
 	bool has_user, has_group;
 	uid_t uid;
 	gid_t gid;
-	char **methods;	 /* NULL or containing "*": any */
-	char **fstypes;	 /* NULL: any */
-	PolicyNamespace ns; /* UNSET: any */
+	char **methods;	     /* NULL or containing "*": any */
+	char **fstypes;	     /* NULL: any */
+	PolicyNamespace ns;  /* UNSET: any */
 	uint64_t attributes; /* MOUNT_ATTR_* that must be set */
 	unsigned line;
 } PolicyRule;

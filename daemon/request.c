@@ -97,7 +97,8 @@ static int pin(OpsNamespace *ns, Pin *ret, MntLog *log)
 		ret->pidfd = pidfd_open(ns->pid, 0);
 		if (ret->pidfd < 0) {
 			mnt_log_fail(log, "namespace");
-			return negative_errno();
+			/* No such process: as /proc/PID/ns/mnt has always said. */
+			return errno == ESRCH ? -ENOENT : negative_errno();
 		}
 		*ns = OPS_NAMESPACE_NULL;
 		ns->pidfd = ret->pidfd;
@@ -328,7 +329,7 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	default_namespace(t->source, &c->caller);
 	if (t->source) {
 		r = pin(t->source, source, &log);
-		if (r >= 0) {
+		if (r >= 0 && t->authorize_source) {
 			r = authorize(&c->caller, c->method->name, t->source, NULL, t->attributes,
 				      &reason);
 			if (r == -EPERM)
@@ -465,13 +466,13 @@ static int handle(const char *request, int *fds, size_t n_fds, ExecReply *ret)
 	return ops_table_execute(request, fds, n_fds, &ret->json, &ret->fds, &ret->n_fds);
 }
 
-int request_setup(sd_event *event)
+int request_setup(sd_event *event, uint64_t worker_idle_usec)
 {
 	_cleanup_close_ int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || mnt_ns_id(fd, &own_ns_id) < 0)
 		own_ns_id = 0;
-	return executor_new(event, handle, &executor);
+	return executor_new(event, handle, worker_idle_usec, &executor);
 }
 
 void request_shutdown(void)

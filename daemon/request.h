@@ -44,8 +44,9 @@ typedef struct RequestCall {
 	void *userdata;
 } RequestCall;
 
-/* Start executors and the like; once, in mountd's main process. */
-int request_setup(sd_event *event);
+/* Start the executor, whose idle workers end after worker_idle_usec;
+ * once, in mountd's main process. */
+int request_setup(sd_event *event, uint64_t worker_idle_usec);
 void request_shutdown(void);
 /* Calls whose answer is pending in a worker. */
 size_t request_pending(void);

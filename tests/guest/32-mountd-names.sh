@@ -61,13 +61,13 @@ check_output "and it is unbindable" "unbindable" inns findmnt -n -o PROPAGATION 
 
 # An overlay from an ordered parameter list (lowerdir+ twice: order
 # matters), and an fd-typed parameter the filesystem only takes as a string:
-# the kernel's refusal comes back with its message.
-mkdir -p "$work/ov"
-mount -t tmpfs ovfs "$work/ov"
-mkdir -p "$work/ov/l1" "$work/ov/l2" "$work/ov/u" "$work/ov/w"
-echo top >"$work/ov/l1/f"
-echo bottom >"$work/ov/l2/f"
-echo only-l2 >"$work/ov/l2/g"
+# the kernel's refusal comes back with its message.  Parameters that name
+# paths are looked up where the mount is made, in the target namespace: the
+# layers live there.
+mkdir -p "$work/ov/l1"
+inns bash -c "mount -t tmpfs ovfs $work/ov &&
+	mkdir -p $work/ov/l1 $work/ov/l2 $work/ov/u $work/ov/w &&
+	echo top >$work/ov/l1/f && echo bottom >$work/ov/l2/f && echo only-l2 >$work/ov/l2/g"
 check "overlay with lowerdir+ twice, upperdir and workdir" \
 	call ovreply Create '{"fsType":"overlay","source":"mountd-ov","parameters":[{"key":"lowerdir+","type":"string","value":"'"$work"'/ov/l1"},{"key":"lowerdir+","type":"string","value":"'"$work"'/ov/l2"},{"key":"upperdir","type":"string","value":"'"$work"'/ov/u"},{"key":"workdir","type":"string","value":"'"$work"'/ov/w"}],"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/ov","create":"directory"}}'
 check_output "the first lower layer wins" "^top$" inns cat /mnt/ov/f

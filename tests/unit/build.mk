@@ -25,3 +25,9 @@ UNIT_TESTS += $(B)/tests/unit/test-ops-table
 $(B)/tests/unit/test-ops-table: $(B)/tests/unit/test-ops-table.o $(MOUNTD_OPS_OBJS) \
 		$(MOUNTD_AUTH_OBJS) $(DAEMON_LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# the executor: worker reuse, per-uid limits, deadlines, crashes, owners, memfd
+UNIT_TESTS += $(B)/tests/unit/test-executor
+$(B)/tests/unit/test-executor: $(B)/tests/unit/test-executor.o $(B)/daemon/executor.o \
+		$(MOUNTD_OPS_OBJS) $(DAEMON_LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

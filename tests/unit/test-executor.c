@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The executor on its own, with a test handler: replies and fds round
+ * trip, a key's worker is reused (no fork per request), per-uid limits
+ * hold one user without holding another, deadlines and crashes are
+ * answered and cost no capacity, a worker ends with its namespace's
+ * owner, large texts go by memfd, and freeing leaves no child.
+ *
+ * Workers setns() into this process's own mount namespace: nothing is
+ * mounted anywhere.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "executor.h"
+#include "mnt.h"
+#include "tap.h"
+#include "util.h"
+
+/* The handler: "pid" answers the worker's pid; "fd" the inode of fds[0]
+ * and a dup of it; "sleep N" sleeps N ms first; "block" reads fds[0] to
+ * EOF first; "crash" aborts; "echo ..."
+ * answers the text itself; "inherited N" whether fd N is open. */
+static int handler(const char *request, int *fds, size_t n_fds, ExecReply *ret)
+{
+	char buf[128];
+
+	if (streq(request, "block") && n_fds == 1) {
+		char c;
+
+		/* Until the test closes the pipe's other end. */
+		while (read(fds[0], &c, 1) > 0)
+			;
+		request = "pid";
+	}
+	if (strncmp(request, "sleep ", 6) == 0) {
+		usleep((useconds_t)atoi(request + 6) * 1000);
+		request = "pid";
+	}
+	if (streq(request, "crash"))
+		abort();
+	if (strncmp(request, "echo ", 5) == 0) {
+		ret->json = strdup(request + 5);
+		return ret->json ? 0 : -ENOMEM;
+	}
+	if (strncmp(request, "inherited ", 10) == 0)
+		snprintf(buf, sizeof(buf), "%d", fcntl(atoi(request + 10), F_GETFD) >= 0);
+	else if (streq(request, "fd") && n_fds == 1) {
+		struct stat st;
+
+		if (fstat(fds[0], &st) < 0)
+			return -errno;
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st.st_ino);
+		ret->fds = malloc(sizeof(int));
+		if (!ret->fds)
+			return -ENOMEM;
+		ret->fds[0] = fds[0];
+		fds[0] = -EBADF; /* handed on */
+		ret->n_fds = 1;
+	} else
+		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	ret->json = strdup(buf);
+	return ret->json ? 0 : -ENOMEM;
+}
+
+typedef struct Answer {
+	bool done;
+	int r;
+	char *text;
+	int fd;
+} Answer;
+
+static void on_done(int r, ExecReply *reply, void *userdata)
+{
+	Answer *a = userdata;
+
+	a->done = true;
+	a->r = r;
+	a->text = TAKE_PTR(reply->json);
+	if (reply->n_fds > 0) {
+		a->fd = reply->fds[0];
+		reply->fds[0] = -EBADF;
+	}
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Run the loop until every answer in a[0..n) is in, or 10 s pass. */
+static bool wait_all(sd_event *e, Answer *a, size_t n)
+{
+	uint64_t end = now_ms() + 10000;
+
+	for (;;) {
+		size_t done = 0;
+
+		for (size_t i = 0; i < n; i++)
+			done += a[i].done;
+		if (done == n)
+			return true;
+		if (now_ms() > end)
+			return false;
+		(void)sd_event_run(e, 100 * 1000);
+	}
+}
+
+static void answer_done(Answer *a)
+{
+	free(a->text);
+	safe_close(a->fd);
+	*a = (Answer){.fd = -EBADF};
+}
+
+static int nsfd = -EBADF;
+static uint64_t ns_id;
+
+static int submit(Executor *x, uid_t uid, int owner, const char *text, const int *fds, size_t n,
+		  uint64_t timeout_ms, Answer *a)
+{
+	ExecKey key = {.mntns_id = ns_id, .uid = uid};
+
+	*a = (Answer){.fd = -EBADF};
+	return executor_submit(x, &key, nsfd, owner, text, fds, n, timeout_ms * 1000, on_done, a);
+}
+
+static bool alive(pid_t pid)
+{
+	return kill(pid, 0) == 0;
+}
+
+int main(void)
+{
+	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
+	Executor *x = NULL;
+	Answer a[EXEC_BUSY_PER_UID + EXEC_QUEUED_PER_UID + 4], b;
+	pid_t first;
+	int r;
+
+	nsfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	ok(nsfd >= 0 && mnt_ns_id(nsfd, &ns_id) == 0, "our mount namespace and its id");
+	ok(sd_event_new(&e) >= 0 && executor_new(e, handler, 0, &x) == 0, "an executor");
+
+	/* A reply and an fd, both ways. */
+	{
+		_cleanup_close_ int dir = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct stat st, got;
+
+		r = submit(x, 0, -EBADF, "fd", &dir, 1, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0, "a request is answered");
+		ok(fstat(dir, &st) == 0 && a[0].text && strtoull(a[0].text, NULL, 10) == st.st_ino,
+		   "the request's fd reached the worker");
+		ok(a[0].fd >= 0 && fstat(a[0].fd, &got) == 0 && got.st_ino == st.st_ino,
+		   "the reply's fd came back");
+		answer_done(&a[0]);
+	}
+
+	/* Reuse: one worker for one key, request after request. */
+	{
+		bool same = true;
+
+		r = submit(x, 0, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].text, "the worker's pid");
+		first = a[0].text ? atoi(a[0].text) : 0;
+		ok(first > 0 && first != getpid(), "it ran in another process");
+		answer_done(&a[0]);
+		for (int i = 0; i < 100; i++) {
+			r = submit(x, 0, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+			same = same && r == 0 && wait_all(e, a, 1) && a[0].text &&
+			       atoi(a[0].text) == first;
+			answer_done(&a[0]);
+		}
+		ok(same, "100 more requests of the key: the same worker answered all");
+		ok(executor_workers(x) == 1, "one worker alive (%zu)", executor_workers(x));
+		r = submit(x, 0, -EBADF, "inherited 5", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].text && streq(a[0].text, "0"),
+		   "the worker holds none of our fds");
+		answer_done(&a[0]);
+	}
+
+	/* Per-uid limits: uid 1000 fills its busy workers and its queue with
+	 * requests that block until we say; one more is refused; uid 0 is
+	 * served meanwhile. */
+	{
+		size_t n = EXEC_BUSY_PER_UID + EXEC_QUEUED_PER_UID, answered = 0, early = 0;
+		int pipe_fds[2] = {-EBADF, -EBADF};
+		bool all = pipe2(pipe_fds, O_CLOEXEC) == 0;
+
+		for (size_t i = 0; all && i < n; i++)
+			all = submit(x, 1000, -EBADF, "block", &pipe_fds[0], 1, 60000, &a[i]) == 0;
+		ok(all, "%zu requests of one uid accepted (%u running, %u waiting)", n,
+		   EXEC_BUSY_PER_UID, EXEC_QUEUED_PER_UID);
+		ok(submit(x, 1000, -EBADF, "pid", NULL, 0, 5000, &a[n]) == -EAGAIN,
+		   "one more is refused with -EAGAIN");
+		ok(submit(x, 0, -EBADF, "pid", NULL, 0, 5000, &b) == 0 && wait_all(e, &b, 1) &&
+			   b.r == 0,
+		   "another uid is answered while that one is at its limit");
+		answer_done(&b);
+		for (size_t i = 0; i < n; i++)
+			early += a[i].done;
+		ok(early == 0, "  while none of the blocked ones was (%zu)", early);
+		ok(executor_workers(x) <= 1 + EXEC_BUSY_PER_UID + 1,
+		   "at most %u workers for the busy uid (%zu in all)", EXEC_BUSY_PER_UID,
+		   executor_workers(x));
+		safe_close(pipe_fds[0]);
+		safe_close(pipe_fds[1]);
+		for (uint64_t end = now_ms() + 20000; answered < n && now_ms() < end;) {
+			answered = 0;
+			for (size_t i = 0; i < n; i++)
+				answered += a[i].done && a[i].r == 0;
+			(void)sd_event_run(e, 100 * 1000);
+		}
+		ok(answered == n, "all %zu were answered in turn once unblocked (%zu)", n,
+		   answered);
+		for (size_t i = 0; i < n; i++)
+			answer_done(&a[i]);
+	}
+
+	/* A deadline: answered at once, the worker killed, capacity back. */
+	{
+		pid_t pid;
+
+		r = submit(x, 2000, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].text, "uid 2000's worker");
+		pid = a[0].text ? atoi(a[0].text) : 0;
+		answer_done(&a[0]);
+		r = submit(x, 2000, -EBADF, "sleep 5000", NULL, 0, 200, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == -ETIMEDOUT,
+		   "a request past its deadline: -ETIMEDOUT");
+		answer_done(&a[0]);
+		for (uint64_t end = now_ms() + 5000; alive(pid) && now_ms() < end;)
+			(void)sd_event_run(e, 50 * 1000);
+		ok(!alive(pid), "  its worker was killed and reaped");
+		r = submit(x, 2000, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0, "  the uid is served again");
+		answer_done(&a[0]);
+	}
+
+	/* A crash: -ECONNRESET, and the next request works. */
+	r = submit(x, 3000, -EBADF, "crash", NULL, 0, 5000, &a[0]);
+	ok(r == 0 && wait_all(e, a, 1) && a[0].r == -ECONNRESET, "a worker that dies: -ECONNRESET");
+	answer_done(&a[0]);
+	r = submit(x, 3000, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+	ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0, "  and the next request is served");
+	answer_done(&a[0]);
+
+	/* The owner: when the process that named the namespace exits, the
+	 * key's idle workers end. */
+	{
+		pid_t owner = fork(), worker;
+		_cleanup_close_ int pidfd = -EBADF;
+
+		if (owner == 0) {
+			pause();
+			_exit(0);
+		}
+		pidfd = pidfd_open(owner, 0);
+		r = submit(x, 4000, pidfd, "pid", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].text, "a worker for an owned namespace");
+		worker = a[0].text ? atoi(a[0].text) : 0;
+		answer_done(&a[0]);
+		ok(worker > 0 && alive(worker), "  alive while its owner lives");
+		kill(owner, SIGKILL);
+		waitpid(owner, NULL, 0);
+		for (uint64_t end = now_ms() + 5000; alive(worker) && now_ms() < end;)
+			(void)sd_event_run(e, 50 * 1000);
+		ok(!alive(worker), "  gone when its owner exits");
+	}
+
+	/* A text larger than a datagram. */
+	{
+		size_t size = 2 * 1024 * 1024;
+		char *big = malloc(size + 6);
+
+		if (big) {
+			memcpy(big, "echo ", 5);
+			memset(big + 5, 'x', size);
+			big[size + 5] = 0;
+		}
+		r = big ? submit(x, 0, -EBADF, big, NULL, 0, 5000, &a[0]) : -ENOMEM;
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0 && a[0].text &&
+			   strlen(a[0].text) == size && a[0].text[size - 1] == 'x',
+		   "a 2 MiB request and its 2 MiB answer go by memfd");
+		answer_done(&a[0]);
+		free(big);
+	}
+
+	/* Freeing: pending requests are cancelled, no child is left. */
+	r = submit(x, 5000, -EBADF, "sleep 5000", NULL, 0, 60000, &a[0]);
+	(void)sd_event_run(e, 0);
+	x = executor_free(x);
+	ok(r == 0 && a[0].done && a[0].r == -ECANCELED, "freeing cancels what is pending");
+	answer_done(&a[0]);
+	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "and leaves no child");
+
+	safe_close(nsfd);
+	return tap_done();
+}
