@@ -2,13 +2,14 @@
 #pragma once
 
 /*
- * Work inside another mount namespace.  setns() changes the whole calling
- * process's view of the filesystem, so the daemon never calls it itself: a
- * forked child joins the namespace, runs one function and reports back.
- * Both ways go over a socketpair: the request's fds (a mount fd to attach,
- * a source or user namespace fd) to the child as SCM_RIGHTS, after which it
- * closes everything else it inherited; the result back as a small fixed
- * struct plus mount/path fds.  The child then exits.
+ * Work inside a given mount namespace.  setns() changes the whole calling
+ * process's view of the filesystem, so mountd's main process never calls
+ * it: operations run in executor workers (executor.c), each of which has
+ * joined its namespace for good (worker_set_home()).  worker_run() there
+ * runs a function in a namespace — the worker's own, which costs nothing,
+ * or another one (Bind's source), setns() there and back — and reports as
+ * a separate step list, so that the operation's log reads the same either
+ * way.  Called anywhere else it refuses (-EPERM).
  */
 
 #include <stddef.h>
@@ -16,14 +17,13 @@
 
 #include "mnt.h"
 
-#define WORKER_FDS_MAX	  4
-#define WORKER_STEPS_MAX  16
-#define WORKER_TIMEOUT_MS (60 * 1000)
+#define WORKER_FDS_MAX	 4
+#define WORKER_STEPS_MAX 16
 
 typedef struct WorkerReply {
 	int error; /* 0 or negative errno */
 	char failed_step[MNT_STEP_MAX];
-	/* The first steps that succeeded in the child, "setns" included. */
+	/* The first steps that succeeded in fn, "setns" first. */
 	MntStep steps[WORKER_STEPS_MAX];
 	size_t n_steps;
 	uint64_t value; /* function-specific */
@@ -33,25 +33,21 @@ typedef struct WorkerReply {
 
 void worker_reply_done(WorkerReply *r);
 
-/* Runs in the child with root_fd = "/" of the joined namespace and fds =
- * the fds passed to worker_run(), in order (renumbered).  Returns 0 or
- * a negative errno; puts fds to send back into reply->fds (the child exits
- * right after, so ownership does not matter there) and the failing step into
- * log (failed_step and steps travel back; the child makes no fs_context
- * whose messages it would have to send). */
+/* Runs in the namespace with root_fd = its "/" and the fds passed to
+ * worker_run().  Returns 0 or a negative errno; puts fds for the caller
+ * into reply->fds (the caller owns them after) and the failing step into
+ * log (it travels back in reply). */
 typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log,
 			WorkerReply *reply);
 
-/* In an executor worker, which has joined home_ns_fd's namespace for good:
- * from now on worker_run() runs fn in this process — directly when ns_fd is
- * that namespace, else setns() there and back — and never forks.  Taken
- * (kept open for good). */
+/* In an executor worker, which has joined home_ns_fd's namespace for good
+ * (the fd is kept): worker_run() may be called from now on. */
 int worker_set_home(int home_ns_fd);
 
 /* ns_fd: an nsfs mount namespace fd or a pidfd (setns() takes both).
- * log: the request's, whose trace the child writes to as well (or NULL).
- * Returns 0 when the child ran fn (its own result is in ret->error), negative
- * errno when the worker itself failed (ret->failed_step says where: "fork",
- * "setns", ...).  ret is always initialised. */
+ * log: the request's, whose trace fn's steps go to as they happen (or
+ * NULL).  Returns 0 when fn ran (its own result is in ret->error),
+ * negative errno when it could not (ret->failed_step says where).  ret is
+ * always initialised. */
 int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
 	       const MntLog *log, WorkerReply *ret);

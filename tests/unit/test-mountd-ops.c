@@ -366,9 +366,24 @@ static int child_checks_fds(int root_fd, const int *fds, void *userdata, MntLog 
 	(void)log;
 	if (fstat(fds[0], &st) < 0)
 		return -errno;
+	(void)userdata;
 	reply->value = st.st_ino;
-	if (fcntl(*(int *)userdata, F_GETFD) >= 0)
-		reply->value = 0; /* an inherited fd survived */
+	return 0;
+}
+
+/* Reports the inode of the mount namespace it runs in. */
+static int child_reports_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
+			    WorkerReply *reply)
+{
+	struct stat st;
+
+	(void)root_fd;
+	(void)fds;
+	(void)userdata;
+	(void)log;
+	if (stat("/proc/self/ns/mnt", &st) < 0)
+		return -errno;
+	reply->value = st.st_ino;
 	return 0;
 }
 
@@ -381,10 +396,10 @@ static void test_worker(void)
 
 	r = worker_run(ns, NULL, 0, child_returns_fd, NULL, NULL, &reply);
 	ok(r == 0 && reply.error == 0 && reply.n_fds == 1, "worker sends an fd back");
-	ok(reply.value != (uint64_t)getpid() && reply.value > 0, "the work ran in another process");
+	ok(reply.value == (uint64_t)getpid(), "the work ran in the worker itself: no fork");
 	ok(reply.n_fds == 1 && fstat(reply.fds[0], &a) == 0 && stat("/tmp", &b) == 0 &&
 		   a.st_ino == b.st_ino,
-	   "the fd refers to the child's /tmp");
+	   "the fd refers to the namespace's /tmp");
 	worker_reply_done(&reply);
 
 	r = worker_run(ns, NULL, 0, child_fails, NULL, NULL, &reply);
@@ -409,13 +424,49 @@ static void test_worker(void)
 
 	{
 		_cleanup_close_ int dir = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		_cleanup_close_ int other = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		struct stat st;
 
-		r = worker_run(ns, &dir, 1, child_checks_fds, &other, NULL, &reply);
+		r = worker_run(ns, &dir, 1, child_checks_fds, NULL, NULL, &reply);
 		ok(r == 0 && reply.error == 0 && fstat(dir, &st) == 0 && reply.value == st.st_ino,
-		   "the request's fd reaches the child over the socket, and nothing else it "
-		   "inherited stays open there");
+		   "the request's fd reaches the function");
+	}
+
+	/* Another namespace: setns() there for the function, and back. */
+	{
+		_cleanup_close_ int other_ns = -EBADF;
+		int p[2];
+		pid_t pid;
+		struct stat there, here;
+		char c;
+
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return;
+		pid = fork();
+		if (pid == 0) {
+			if (unshare(CLONE_NEWNS) < 0)
+				_exit(1);
+			if (write(p[1], "x", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+			other_ns = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		close(p[0]);
+		r = worker_run(other_ns, NULL, 0, child_reports_ns, NULL, NULL, &reply);
+		ok(r == 0 && reply.error == 0 && fstat(other_ns, &there) == 0 &&
+			   reply.value == there.st_ino,
+		   "a function for another namespace runs in it");
+		ok(stat("/proc/self/ns/mnt", &here) == 0 && fstat(ns, &there) == 0 &&
+			   here.st_ino == there.st_ino,
+		   "  and the worker is back home after it");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 	}
 }
 
@@ -550,6 +601,16 @@ static void test_trace(void)
 
 int main(void)
 {
+	/* This process plays an executor worker sitting in its own namespace:
+	 * worker_run() refuses to run anywhere else. */
+	{
+		WorkerReply reply;
+		int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+		ok(worker_run(self, NULL, 0, child_fails, NULL, NULL, &reply) == -EPERM,
+		   "worker_run() outside a worker refuses");
+		ok(self >= 0 && worker_set_home(self) == 0, "a home namespace for worker_run()");
+	}
 	test_keys();
 	test_param_shapes();
 	test_param_limits();
