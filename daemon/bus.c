@@ -47,11 +47,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/queue.h>
 #include <time.h>
 
 #include <systemd/sd-bus.h>
@@ -69,7 +70,7 @@ struct BusFront {
 	sd_bus *bus;
 	sd_bus_slot *object_slot, *name_slot, *release_slot;
 	sd_bus_slot *watch_slot, *watch_enumerator_slot;
-	BusWatch *watches;
+	LIST_HEAD(, BusWatch) watches;
 	size_t n_watches;
 	uint64_t last_watch_id;
 	uint64_t last_activity;
@@ -726,7 +727,7 @@ struct BusWatch {
 	char path[sizeof(BUS_WATCH_PREFIX) + 24];
 	char *owner; /* the client's unique name */
 	sd_bus_track *track;
-	BusWatch *next, *prev;
+	LIST_ENTRY(BusWatch) link;
 };
 
 static BusWatch *bus_watch_free(BusWatch *w)
@@ -736,12 +737,7 @@ static BusWatch *bus_watch_free(BusWatch *w)
 	if (!w)
 		return NULL;
 	b = w->front;
-	if (w->next)
-		w->next->prev = w->prev;
-	if (w->prev)
-		w->prev->next = w->next;
-	else if (b->watches == w)
-		b->watches = w->next;
+	LIST_REMOVE(w, link);
 	b->n_watches--;
 	watch_free(w->watch);
 	sd_bus_track_unref(w->track);
@@ -818,15 +814,16 @@ static int watch_find(sd_bus *bus, const char *path, const char *interface, void
 		      void **ret_found, sd_bus_error *error)
 {
 	BusFront *b = userdata;
+	BusWatch *w;
 
 	(void)bus;
 	(void)interface;
 	(void)error;
-	for (BusWatch *w = b->watches; w; w = w->next)
-		if (streq(w->path, path)) {
-			*ret_found = w;
-			return 1;
-		}
+	LIST_FOREACH(w, &b->watches, link)
+	if (streq(w->path, path)) {
+		*ret_found = w;
+		return 1;
+	}
 	return 0;
 }
 
@@ -834,6 +831,7 @@ static int watch_enumerate(sd_bus *bus, const char *prefix, void *userdata, char
 			   sd_bus_error *error)
 {
 	BusFront *b = userdata;
+	BusWatch *w;
 	char **nodes;
 	size_t n = 0;
 
@@ -843,7 +841,8 @@ static int watch_enumerate(sd_bus *bus, const char *prefix, void *userdata, char
 	nodes = calloc(b->n_watches + 1, sizeof(char *));
 	if (!nodes)
 		return -ENOMEM;
-	for (BusWatch *w = b->watches; w; w = w->next) {
+	LIST_FOREACH(w, &b->watches, link)
+	{
 		nodes[n] = strdup(w->path);
 		if (!nodes[n]) {
 			while (n > 0)
@@ -882,10 +881,11 @@ static const sd_bus_vtable watch_vtable[] = {
 
 static size_t watches_of(BusFront *b, const char *owner)
 {
+	BusWatch *w;
 	size_t n = 0;
 
-	for (BusWatch *w = b->watches; w; w = w->next)
-		n += streq(w->owner, owner);
+	LIST_FOREACH(w, &b->watches, link)
+	n += streq(w->owner, owner);
 	return n;
 }
 
@@ -928,10 +928,8 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	*w = (BusWatch){.front = b, .next = b->watches};
-	if (b->watches)
-		b->watches->prev = w;
-	b->watches = w;
+	*w = (BusWatch){.front = b};
+	LIST_INSERT_HEAD(&b->watches, w, link);
 	b->n_watches++;
 	snprintf(w->path, sizeof(w->path), "%s/%" PRIu64, BUS_WATCH_PREFIX, ++b->last_watch_id);
 	w->owner = strdup(sender);
@@ -1103,8 +1101,8 @@ BusFront *bus_front_free(BusFront *b)
 {
 	if (!b)
 		return NULL;
-	while (b->watches)
-		bus_watch_free(b->watches);
+	while (!LIST_EMPTY(&b->watches))
+		bus_watch_free(LIST_FIRST(&b->watches));
 	sd_bus_slot_unref(b->watch_enumerator_slot);
 	sd_bus_slot_unref(b->watch_slot);
 	sd_bus_slot_unref(b->release_slot);

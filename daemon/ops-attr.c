@@ -42,8 +42,8 @@ int ops_setattr_validate(const OpsSetattrRequest *r, const char **ret_field)
 	return 0;
 }
 
-static int setattr_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
-			    WorkerReply *reply)
+static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
+			 WorkerReply *reply)
 {
 	const OpsSetattrRequest *r = userdata;
 	_cleanup_close_ int fd = -EBADF;
@@ -74,7 +74,7 @@ int ops_setattr(const OpsSetattrRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_child, (void *)r,
+	k = worker_run(ns_fd, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_ns, (void *)r,
 		       log, &reply);
 	return ops_worker_result(k, &reply, log);
 }
@@ -106,8 +106,8 @@ int ops_reconfigure_validate(const OpsReconfigureRequest *r, const char **ret_fi
 	return ops_params_validate(r->params, r->n_params, ret_field);
 }
 
-static int fspick_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
-			   WorkerReply *reply)
+static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
+			WorkerReply *reply)
 {
 	(void)fds;
 	const OpsReconfigureRequest *r = userdata;
@@ -137,7 +137,7 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, fspick_in_child, (void *)r, log, &reply);
+	k = worker_run(ns_fd, NULL, 0, fspick_in_ns, (void *)r, log, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

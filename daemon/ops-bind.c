@@ -48,8 +48,7 @@ struct clone_args {
 	const OpsBindRequest *req;
 };
 
-static int clone_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
-			  WorkerReply *reply)
+static int clone_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, WorkerReply *reply)
 {
 	const OpsBindRequest *r = ((struct clone_args *)userdata)->req;
 	_cleanup_close_ int src = -EBADF;
@@ -85,7 +84,7 @@ int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 	ns_fd = ops_namespace_open(&r->source_ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_child, &args, log,
+	k = worker_run(ns_fd, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_ns, &args, log,
 		       &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)

@@ -29,8 +29,9 @@
 #endif
 
 /* Field names built at run time ("parameters[3].key") live here until the
- * next validation; the daemon is single-threaded. */
-static _Thread_local char field_buf[96];
+ * next validation: one request is validated at a time, in mountd's loop or
+ * in a worker, each a single-threaded process. */
+static char field_buf[96];
 
 const char *ops_field(const char *fmt, ...)
 {
@@ -393,8 +394,7 @@ struct place_args {
 	const OpsPlacement *place;
 };
 
-static int place_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
-			  WorkerReply *reply)
+static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, WorkerReply *reply)
 {
 	const struct place_args *a = userdata;
 	_cleanup_close_ int target_fd = -EBADF;
@@ -429,13 +429,13 @@ int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 	ns_fd = ops_namespace_open(&place->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	r = worker_run(ns_fd, &mount_fd, 1, place_in_child, &args, log, &reply);
+	r = worker_run(ns_fd, &mount_fd, 1, place_in_ns, &args, log, &reply);
 	return ops_worker_result(r, &reply, log);
 }
 
 int ops_worker_result(int r, WorkerReply *reply, MntLog *log)
 {
-	/* The child's steps join the log (it traced them itself), whether
+	/* The function's steps join the log (it traced them itself), whether
 	 * or not it failed. */
 	(void)mnt_log_merge_steps(log, reply->steps, reply->n_steps);
 	if (r < 0 || reply->error < 0) {

@@ -420,8 +420,8 @@ static int info_fallback(int fd, int attr, const OpsInfoRequest *r, OpsInfoResul
 	}
 }
 
-static int resolve_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
-			    WorkerReply *reply)
+static int resolve_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
+			 WorkerReply *reply)
 {
 	(void)fds;
 	const OpsInfoRequest *r = userdata;
@@ -451,7 +451,7 @@ int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, resolve_in_child, (void *)r, log, &reply);
+	k = worker_run(ns_fd, NULL, 0, resolve_in_ns, (void *)r, log, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

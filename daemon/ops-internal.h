@@ -40,5 +40,5 @@ void ops_placement_done(OpsPlacement *p);
 int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log);
 int ops_finish_mount(int mount_fd, const OpsPlacement *place, OpsMountResult *ret, MntLog *log);
 /* Fold a worker_run() outcome into one return value, log->failed_step and
- * the steps the child took. */
+ * the steps the function took. */
 int ops_worker_result(int r, WorkerReply *reply, MntLog *log);

@@ -37,8 +37,7 @@ int ops_move_validate(const OpsMoveRequest *r, const char **ret_field)
 	return ops_namespace_validate(&r->ns, "namespace", ret_field);
 }
 
-static int move_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
-			 WorkerReply *reply)
+static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, WorkerReply *reply)
 {
 	(void)fds;
 	const OpsMoveRequest *r = userdata;
@@ -79,7 +78,7 @@ int ops_move(const OpsMoveRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, move_in_child, (void *)r, log, &reply);
+	k = worker_run(ns_fd, NULL, 0, move_in_ns, (void *)r, log, &reply);
 	return ops_worker_result(k, &reply, log);
 }
 
@@ -100,8 +99,8 @@ int ops_unmount_validate(const OpsUnmountRequest *r, const char **ret_field)
 	return ops_namespace_validate(&r->ns, "namespace", ret_field);
 }
 
-static int unmount_in_child(int root_fd, const int *fds, void *userdata, MntLog *log,
-			    WorkerReply *reply)
+static int unmount_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
+			 WorkerReply *reply)
 {
 	(void)fds;
 	const OpsUnmountRequest *r = userdata;
@@ -124,6 +123,6 @@ int ops_unmount(const OpsUnmountRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, unmount_in_child, (void *)r, log, &reply);
+	k = worker_run(ns_fd, NULL, 0, unmount_in_ns, (void *)r, log, &reply);
 	return ops_worker_result(k, &reply, log);
 }

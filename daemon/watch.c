@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/queue.h>
 
 #include "util.h"
 #include "watch.h"
@@ -15,22 +16,17 @@ struct Watch {
 	sd_event_source *timer, *mountinfo, *pidfd;
 	const WatchCallbacks *cb;
 	void *userdata;
-	Watch *next, *prev;
+	LIST_ENTRY(Watch) link;
 };
 
 /* Every watch, so that a stopping mountd can end them all. */
-static Watch *watches;
+static LIST_HEAD(, Watch) watches = LIST_HEAD_INITIALIZER(watches);
 
 Watch *watch_free(Watch *w)
 {
 	if (!w)
 		return NULL;
-	if (w->next)
-		w->next->prev = w->prev;
-	if (w->prev)
-		w->prev->next = w->next;
-	else if (watches == w)
-		watches = w->next;
+	LIST_REMOVE(w, link);
 	sd_event_source_disable_unref(w->timer);
 	sd_event_source_disable_unref(w->mountinfo);
 	sd_event_source_disable_unref(w->pidfd);
@@ -47,8 +43,8 @@ static void watch_end(Watch *w, int r)
 
 void watch_end_all(void)
 {
-	while (watches)
-		watch_end(watches, -ESHUTDOWN);
+	while (!LIST_EMPTY(&watches))
+		watch_end(LIST_FIRST(&watches), -ESHUTDOWN);
 }
 
 static void watch_update(Watch *w)
@@ -113,10 +109,7 @@ int watch_new(sd_event *event, const OpsNamespace *ns, const WatchCallbacks *cb,
 		free(w);
 		return r;
 	}
-	w->next = watches;
-	if (watches)
-		watches->prev = w;
-	watches = w;
+	LIST_INSERT_HEAD(&watches, w, link);
 
 	r = sd_event_add_time_relative(event, &w->timer, CLOCK_MONOTONIC, WATCH_RESCAN_USEC, 0,
 				       on_timer, w);

@@ -44,7 +44,7 @@ static bool same_namespace(int a, int b)
 static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, const MntLog *log,
 		    WorkerReply *ret)
 {
-	MntLog child = {.tracing = log && log->tracing, .trace_fd = log ? log->trace_fd : -EBADF};
+	MntLog inner = {.tracing = log && log->tracing, .trace_fd = log ? log->trace_fd : -EBADF};
 	_cleanup_close_ int root_fd = -EBADF;
 	bool away = ns_fd >= 0 && !same_namespace(ns_fd, home_fd);
 	uint64_t start = mnt_step_start();
@@ -53,15 +53,15 @@ static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, cons
 	/* "setns" is the step of being in the namespace: 0 µs when the
 	 * worker already is. */
 	r = away && setns(ns_fd, CLONE_NEWNS) < 0 ? negative_errno() : 0;
-	if (mnt_log_result(&child, "setns", start, r) >= 0) {
+	if (mnt_log_result(&inner, "setns", start, r) >= 0) {
 		root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (root_fd < 0) {
 			r = negative_errno();
-			mnt_log_fail(&child, "open-root");
+			mnt_log_fail(&inner, "open-root");
 		} else {
-			r = fn(root_fd, fds, userdata, &child, ret);
-			if (r < 0 && !child.failed_step[0])
-				mnt_log_fail(&child, "worker");
+			r = fn(root_fd, fds, userdata, &inner, ret);
+			if (r < 0 && !inner.failed_step[0])
+				mnt_log_fail(&inner, "worker");
 		}
 	}
 	/* A worker that cannot go home would serve the wrong namespace. */
@@ -72,13 +72,13 @@ static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, cons
 		worker_reply_done(ret);
 		ret->n_fds = 0;
 	}
-	memcpy(ret->failed_step, child.failed_step, sizeof(ret->failed_step));
-	ret->n_steps = MIN(child.n_steps, (size_t)WORKER_STEPS_MAX);
-	memcpy(ret->steps, child.steps, sizeof(MntStep) * ret->n_steps);
+	memcpy(ret->failed_step, inner.failed_step, sizeof(ret->failed_step));
+	ret->n_steps = MIN(inner.n_steps, (size_t)WORKER_STEPS_MAX);
+	memcpy(ret->steps, inner.steps, sizeof(MntStep) * ret->n_steps);
 	/* The trace fd is the request's, not ours to close. */
-	child.tracing = false;
-	child.trace_fd = -EBADF;
-	mnt_log_done(&child);
+	inner.tracing = false;
+	inner.trace_fd = -EBADF;
+	mnt_log_done(&inner);
 	return 0;
 }
 
