@@ -29,7 +29,7 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CC := gcc
 # The kernel's uapi headers come first: they carry fsinfo.h and a mount.h
 # newer than the build machine's /usr/include.
-CPPFLAGS := -isystem $(UAPI) -D_GNU_SOURCE -Idaemon -Iclient
+CPPFLAGS := -isystem $(UAPI) -D_GNU_SOURCE -Ishared -Ivarlink -Idaemon -Iclient
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2 $(PKG_CFLAGS)
 LDLIBS := $(PKG_LIBS)
@@ -43,7 +43,9 @@ BINARIES :=
 UNIT_TESTS :=
 GUEST_PROGS :=
 INSTALL_TARGETS :=
-include $(sort $(wildcard */build.mk */*/build.mk tests/unit/*.mk))
+# The varlink library first: the daemon's and tests' rules name its objects.
+include varlink/build.mk
+include $(filter-out varlink/build.mk,$(sort $(wildcard */build.mk */*/build.mk tests/unit/*.mk)))
 
 .PHONY: _all _run _check kernel image disk print-uapi-dir build install \
 	check-host check-guest clean format

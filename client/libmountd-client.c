@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -531,6 +532,11 @@ char *mountd_reply_error_string(const MountdReply *r)
 		put_messages(f, p);
 	} else if (streq(e, MOUNTD_INTERFACE ".LimitExceeded")) {
 		fputs("too many calls of this user are running; try again when they are done", f);
+	} else if (streq(e, MOUNTD_INTERFACE ".MessageTooLarge")) {
+		int64_t limit = 0;
+
+		get_int(p, "limit", &limit);
+		fprintf(f, "request larger than mountd reads (%" PRIi64 " bytes)", limit);
 	} else if (streq(e, MOUNTD_INTERFACE ".NotSupported")) {
 		fprintf(f, "attribute '%s' is not supported here (no fsinfo() and no fallback)",
 			get_string(p, "attribute") ?: "?");

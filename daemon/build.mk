@@ -1,9 +1,5 @@
 # daemon/build.mk — mountd.
 
-# ---- protocol layer: varlink server and JSON dispatcher ------------------
-# Library objects shared by mountd and the host unit tests.
-DAEMON_LIB_OBJS += $(B)/daemon/varlink.o $(B)/daemon/json-dispatch.o
-
 # ---- mountd binary (mount operations) -----------------------------------
 # The mount layer, worker, loop devices, operations, the watch driver
 # (sd-event) and the names both front ends spell: no JSON in here, so the
@@ -30,7 +26,7 @@ $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o $(B)/daemon/bus.o \
 	$(B)/daemon/request.o $(B)/daemon/executor.o \
 	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) \
-	$(DAEMON_LIB_OBJS)
+	$(VARLINK_OBJS)
 
 $(B)/mountd: $(MOUNTD_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

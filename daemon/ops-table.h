@@ -158,6 +158,7 @@ json_object *ops_mount_entry_to_json(const OpsMountEntry *e);
 #define OPS_ERROR_NAME_INTERNAL		 "io.mountd.Mount.InternalError"
 #define OPS_ERROR_NAME_PERMISSION	 "io.mountd.Mount.PermissionDenied"
 #define OPS_ERROR_NAME_LIMIT		 "io.mountd.Mount.LimitExceeded"
+#define OPS_ERROR_NAME_TOO_LARGE	 "io.mountd.Mount.MessageTooLarge"
 #define OPS_ERROR_NAME_INVALID_PARAMETER "org.varlink.service.InvalidParameter"
 
 /* r < 0 of m (NULL: not a method's own failure) with log; the attribute for

@@ -262,5 +262,8 @@ int varlink_mount_register(VarlinkServer *s)
 	r = varlink_server_add_interface(s, io_mountd_mount_idl, methods, NULL);
 	if (r < 0)
 		return r;
+	r = varlink_server_set_too_large_error(s, OPS_ERROR_NAME_TOO_LARGE);
+	if (r < 0)
+		return r;
 	return varlink_server_set_errno_error(s, OPS_ERROR_NAME_INTERNAL);
 }

@@ -22,6 +22,8 @@ __attribute__((format(printf, 2, 3))) static inline void ok(bool cond, const cha
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+	/* Before any fork() a test makes, lest the child print it again. */
+	fflush(stdout);
 }
 
 static inline int tap_done(void)

@@ -189,7 +189,7 @@ int json_dispatch_strv(const JsonDispatch *e, json_object *v, void *p, const cha
 }
 
 /* Reads an integer of either sign and checks it against [lo, hi], where the
- * entry's own range (if set) narrows the C type's. */
+ * entry's own bounds (each if set) narrow the C type's. */
 static int signed_check(const JsonDispatch *e, json_object *v, int64_t lo, int64_t hi, int64_t *ret)
 {
 	if (!json_object_is_type(v, json_type_int))
@@ -198,10 +198,10 @@ static int signed_check(const JsonDispatch *e, json_object *v, int64_t lo, int64
 	/* json-c saturates uint64 values above INT64_MAX */
 	if (x == INT64_MAX && json_object_get_uint64(v) > INT64_MAX)
 		return -ERANGE;
-	if (e->min != 0 || e->max != 0) {
+	if (e->min != 0)
 		lo = MAX(lo, e->min);
+	if (e->max != 0)
 		hi = MIN(hi, e->max);
-	}
 	if (x < lo || x > hi)
 		return -ERANGE;
 	*ret = x;
@@ -217,10 +217,10 @@ static int unsigned_check(const JsonDispatch *e, json_object *v, uint64_t hi, ui
 	if (json_object_get_int64(v) < 0)
 		return -ERANGE;
 	uint64_t x = json_object_get_uint64(v);
-	if (e->min != 0 || e->max != 0) {
-		lo = e->min > 0 ? (uint64_t)e->min : 0;
-		hi = e->max > 0 ? MIN(hi, (uint64_t)e->max) : 0;
-	}
+	if (e->min > 0)
+		lo = (uint64_t)e->min;
+	if (e->max > 0)
+		hi = MIN(hi, (uint64_t)e->max);
 	if (x < lo || x > hi)
 		return -ERANGE;
 	*ret = x;

@@ -73,8 +73,9 @@ struct JsonDispatch {
 	JsonDispatchCallback callback;
 	size_t offset;
 	JsonDispatchFlags flags;
-	/* Ranges: integers: exactly [min, max], within the C type; both 0 = the
-	 * C type's full range.
+	/* Ranges: integers: [min, max] within the C type, each bound applying
+	 * when set: 0 leaves that side at the C type's limit (so a range that
+	 * ends at 0 needs a callback of its own).
 	 * Strings and string arrays: max = max length in bytes of each string
 	 * (0 = unlimited); arrays also: min = max number of elements (0 = any). */
 	int64_t min, max;

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
+#include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
@@ -73,7 +74,7 @@ static const char org_varlink_service_idl[] =
 
 typedef struct Interface Interface;
 struct Interface {
-	Interface *next;
+	STAILQ_ENTRY(Interface) link;
 	char *name;
 	const char *idl;
 	const VarlinkMethod *methods;
@@ -82,7 +83,7 @@ struct Interface {
 
 typedef struct Listener Listener;
 struct Listener {
-	Listener *next;
+	SLIST_ENTRY(Listener) link;
 	VarlinkServer *server;
 	int fd;
 	sd_event_source *source;
@@ -99,7 +100,7 @@ typedef struct FdBatch {
 
 typedef struct Request Request;
 struct Request {
-	Request *next;
+	STAILQ_ENTRY(Request) link;
 	json_object *msg;
 	int *fds;
 	unsigned n_fds;
@@ -107,7 +108,7 @@ struct Request {
 
 typedef struct OutMsg OutMsg;
 struct OutMsg {
-	OutMsg *next;
+	STAILQ_ENTRY(OutMsg) link;
 	char *data; /* includes the terminating NUL */
 	size_t size, sent;
 	int *fds; /* sent with the first byte */
@@ -118,7 +119,7 @@ typedef struct Connection Connection;
 struct Connection {
 	unsigned n_ref;
 	VarlinkServer *server; /* NULL once the server is gone */
-	Connection *prev, *next;
+	LIST_ENTRY(Connection) link;
 	bool linked;
 
 	int fd;
@@ -133,11 +134,11 @@ struct Connection {
 	FdBatch *batches;
 	size_t n_batches;
 
-	Request *rq_head, *rq_tail;
+	STAILQ_HEAD(, Request) requests;
 	unsigned n_queued;
 	VarlinkCall *active; /* weak: cleared when it is answered or freed */
 
-	OutMsg *out_head, *out_tail;
+	STAILQ_HEAD(, OutMsg) output;
 	size_t out_bytes;
 
 	bool read_eof; /* client shut down its sending side */
@@ -149,10 +150,10 @@ struct Connection {
 struct VarlinkServer {
 	sd_event *event;
 	char *vendor, *product, *version, *url;
-	char *errno_error;
-	Interface *interfaces; /* in registration order */
-	Listener *listeners;
-	Connection *connections;
+	char *errno_error, *too_large_error;
+	STAILQ_HEAD(, Interface) interfaces; /* in registration order */
+	SLIST_HEAD(, Listener) listeners;
+	LIST_HEAD(, Connection) connections;
 	unsigned n_connections;
 	unsigned n_pending_calls; /* unanswered calls in existence */
 	unsigned n_queued;	  /* requests read, not yet dispatched */
@@ -233,13 +234,9 @@ static void request_free(Connection *conn, Request *r)
 
 static Request *request_pop(Connection *conn)
 {
-	Request *r = conn->rq_head;
-	if (r) {
-		conn->rq_head = r->next;
-		if (!conn->rq_head)
-			conn->rq_tail = NULL;
-		r->next = NULL;
-	}
+	Request *r = STAILQ_FIRST(&conn->requests);
+	if (r)
+		STAILQ_REMOVE_HEAD(&conn->requests, link);
 	return r;
 }
 
@@ -279,12 +276,11 @@ static void conn_close_socket(Connection *conn)
 {
 	conn->io = sd_event_source_disable_unref(conn->io);
 	conn->fd = safe_close(conn->fd);
-	while (conn->out_head) {
-		OutMsg *m = conn->out_head;
-		conn->out_head = m->next;
+	while (!STAILQ_EMPTY(&conn->output)) {
+		OutMsg *m = STAILQ_FIRST(&conn->output);
+		STAILQ_REMOVE_HEAD(&conn->output, link);
 		outmsg_free(m);
 	}
-	conn->out_tail = NULL;
 	conn->out_bytes = 0;
 	for (size_t i = 0; i < conn->n_batches; i++)
 		fds_free(conn->batches[i].fds, conn->batches[i].n);
@@ -303,7 +299,7 @@ static Connection *conn_unref(Connection *conn)
 		return NULL;
 	conn_close_socket(conn);
 	conn->defer = sd_event_source_disable_unref(conn->defer);
-	while (conn->rq_head)
+	while (!STAILQ_EMPTY(&conn->requests))
 		request_free(conn, request_pop(conn));
 	conn->pidfd = safe_close(conn->pidfd);
 	free(conn);
@@ -329,18 +325,12 @@ static void conn_unlink(Connection *conn)
 	if (!conn->linked)
 		return;
 	conn->linked = false;
-	if (conn->prev)
-		conn->prev->next = conn->next;
-	else
-		s->connections = conn->next;
-	if (conn->next)
-		conn->next->prev = conn->prev;
-	conn->prev = conn->next = NULL;
+	LIST_REMOVE(conn, link);
 	s->n_connections--;
 
 	conn_close_socket(conn);
 	conn->defer = sd_event_source_disable_unref(conn->defer);
-	while (conn->rq_head)
+	while (!STAILQ_EMPTY(&conn->requests))
 		request_free(conn, request_pop(conn));
 	server_schedule_idle_check(s);
 	conn_unref(conn); /* the server's reference */
@@ -355,16 +345,11 @@ static void conn_hangup(Connection *conn)
 		return;
 	conn_close_socket(conn);
 
-	Request **p = &conn->rq_head;
-	conn->rq_tail = NULL;
-	while (*p) {
-		Request *r = *p;
-		if (request_is_oneway(r)) {
-			conn->rq_tail = r;
-			p = &r->next;
-		} else {
-			*p = r->next;
-			r->next = NULL;
+	Request *r = STAILQ_FIRST(&conn->requests), *next;
+	for (; r; r = next) {
+		next = STAILQ_NEXT(r, link);
+		if (!request_is_oneway(r)) {
+			STAILQ_REMOVE(&conn->requests, r, Request, link);
 			request_free(conn, r);
 		}
 	}
@@ -383,10 +368,10 @@ static void conn_hangup(Connection *conn)
 
 static void conn_maybe_finish(Connection *conn)
 {
-	if (!conn->linked || conn->active || conn->rq_head)
+	if (!conn->linked || conn->active || !STAILQ_EMPTY(&conn->requests))
 		return;
 	if (conn->fd >= 0) {
-		if (conn->out_head)
+		if (!STAILQ_EMPTY(&conn->output))
 			return;
 		if (!conn->read_eof && !conn->closing && !conn->server->draining)
 			return;
@@ -403,7 +388,7 @@ static void conn_update_events(Connection *conn)
 		return;
 	if (!conn->read_eof && !conn->closing && !s->draining && conn->n_queued < s->max_queued)
 		events |= EPOLLIN;
-	if (conn->out_head)
+	if (!STAILQ_EMPTY(&conn->output))
 		events |= EPOLLOUT;
 	/* Even with no events epoll reports EPOLLHUP, which is how a client
 	 * hanging up in the middle of a call is noticed. */
@@ -430,11 +415,7 @@ static int conn_enqueue(Connection *conn, json_object *msg, int *fds, unsigned n
 	m->fds = fds;
 	m->n_fds = n_fds;
 
-	if (conn->out_tail)
-		conn->out_tail->next = m;
-	else
-		conn->out_head = m;
-	conn->out_tail = m;
+	STAILQ_INSERT_TAIL(&conn->output, m, link);
 	conn->out_bytes += m->size;
 	if (conn->out_bytes > OUTPUT_HARD_LIMIT(conn->server))
 		conn->overflow = true;
@@ -446,8 +427,8 @@ static int conn_enqueue(Connection *conn, json_object *msg, int *fds, unsigned n
  * fds starts its own sendmsg() so the fds arrive with its first byte. */
 static void conn_flush(Connection *conn)
 {
-	while (conn->fd >= 0 && conn->out_head) {
-		OutMsg *m = conn->out_head;
+	while (conn->fd >= 0 && !STAILQ_EMPTY(&conn->output)) {
+		OutMsg *m = STAILQ_FIRST(&conn->output);
 		struct iovec iov = {.iov_base = m->data + m->sent, .iov_len = m->size - m->sent};
 		union {
 			struct cmsghdr hdr;
@@ -488,9 +469,7 @@ static void conn_flush(Connection *conn)
 		m->sent += (size_t)n;
 		conn->out_bytes -= (size_t)n;
 		if (m->sent == m->size) {
-			conn->out_head = m->next;
-			if (!conn->out_head)
-				conn->out_tail = NULL;
+			STAILQ_REMOVE_HEAD(&conn->output, link);
 			outmsg_free(m);
 		}
 	}
@@ -503,7 +482,7 @@ static void conn_fail(Connection *conn, const char *error, json_object *paramete
 	_cleanup_json_ json_object *params = parameters;
 	_cleanup_json_ json_object *msg = json_object_new_object();
 
-	while (conn->rq_head)
+	while (!STAILQ_EMPTY(&conn->requests))
 		request_free(conn, request_pop(conn));
 	conn->closing = true;
 	if (conn->active && !conn->active->answered && !conn->active->disconnected) {
@@ -515,7 +494,9 @@ static void conn_fail(Connection *conn, const char *error, json_object *paramete
 			varlink_call_unref(c);
 		}
 	}
-	if (msg && json_object_object_add(msg, "error", json_object_new_string(error)) == 0 &&
+	/* error NULL: close without an answer. */
+	if (error && msg &&
+	    json_object_object_add(msg, "error", json_object_new_string(error)) == 0 &&
 	    json_object_object_add(msg, "parameters",
 				   TAKE_PTR(params) ?: json_object_new_object()) == 0)
 		(void)conn_enqueue(conn, msg, NULL, 0);
@@ -667,11 +648,7 @@ static int conn_parse(Connection *conn)
 		req->msg = msg;
 		req->fds = fds;
 		req->n_fds = n_fds;
-		if (conn->rq_tail)
-			conn->rq_tail->next = req;
-		else
-			conn->rq_head = req;
-		conn->rq_tail = req;
+		STAILQ_INSERT_TAIL(&conn->requests, req, link);
 		conn->n_queued++;
 		s->n_queued++;
 
@@ -708,7 +685,7 @@ static int conn_parse_input(Connection *conn)
 		free(conn->ibuf);
 		conn->ibuf = NULL;
 		conn->ilen = conn->ialloc = conn->istart = conn->iscan = 0;
-		conn_fail(conn, VARLINK_ERROR_MESSAGE_TOO_LARGE, p);
+		conn_fail(conn, s->too_large_error, p);
 		return 0;
 	}
 	return r;
@@ -962,8 +939,9 @@ int varlink_call_error_errno(VarlinkCall *c, int error)
 			json_object_object_add(p, "errnoName", json_object_new_string(name));
 	}
 	VarlinkServer *s = c->conn->server;
-	return varlink_call_error(
-		c, s && s->errno_error ? s->errno_error : VARLINK_ERROR_ERRNO_DEFAULT, p);
+	/* Set before listening (varlink_server_listen_fd()); a call whose
+	 * server is gone is not answered anyway. */
+	return varlink_call_error(c, s && s->errno_error ? s->errno_error : "", p);
 }
 
 int varlink_call_peek_fd(VarlinkCall *c, unsigned index)
@@ -1110,8 +1088,9 @@ static int vl_get_info(VarlinkCall *c, json_object *parameters, VarlinkCallFlags
 		return -ENOMEM;
 	}
 	json_object_array_add(ifaces, json_object_new_string("org.varlink.service"));
-	for (Interface *i = s->interfaces; i; i = i->next)
-		json_object_array_add(ifaces, json_object_new_string(i->name));
+	Interface *i;
+	STAILQ_FOREACH(i, &s->interfaces, link)
+	json_object_array_add(ifaces, json_object_new_string(i->name));
 	json_object_object_add(p, "vendor", json_object_new_string(s->vendor));
 	json_object_object_add(p, "product", json_object_new_string(s->product));
 	json_object_object_add(p, "version", json_object_new_string(s->version));
@@ -1138,7 +1117,7 @@ static int vl_get_interface_description(VarlinkCall *c, json_object *parameters,
 	const char *idl = NULL;
 	if (streq(name, "org.varlink.service"))
 		idl = org_varlink_service_idl;
-	for (Interface *i = s->interfaces; i && !idl; i = i->next)
+	for (Interface *i = STAILQ_FIRST(&s->interfaces); i && !idl; i = STAILQ_NEXT(i, link))
 		if (streq(i->name, name))
 			idl = i->idl;
 	if (!idl)
@@ -1165,7 +1144,7 @@ static const VarlinkMethod *find_method(VarlinkServer *s, const char *iface, con
 		methods = org_varlink_service_methods;
 		userdata = s;
 	}
-	for (Interface *i = s->interfaces; i && !methods; i = i->next)
+	for (Interface *i = STAILQ_FIRST(&s->interfaces); i && !methods; i = STAILQ_NEXT(i, link))
 		if (streq(i->name, iface)) {
 			methods = i->methods;
 			userdata = i->userdata;
@@ -1281,7 +1260,7 @@ static int on_conn_defer(sd_event_source *src, void *userdata)
 		conn_hangup(conn);
 	}
 	conn_flush(conn);
-	while (conn->linked && !conn->active && conn->rq_head && !conn->closing) {
+	while (conn->linked && !conn->active && !STAILQ_EMPTY(&conn->requests) && !conn->closing) {
 		/* Backpressure: let the client read before producing more. */
 		if (conn->fd >= 0 && conn->out_bytes > conn->server->max_message_size)
 			break;
@@ -1297,7 +1276,7 @@ static int on_conn_defer(sd_event_source *src, void *userdata)
 	    conn->n_queued < conn->server->max_queued) {
 		if (conn_parse_input(conn) < 0)
 			conn_hangup(conn);
-		else if (conn->rq_head && !conn->active)
+		else if (!STAILQ_EMPTY(&conn->requests) && !conn->active)
 			conn_schedule(conn); /* else the end of the active call does */
 	}
 	conn_flush(conn);
@@ -1350,6 +1329,8 @@ static int conn_new(VarlinkServer *s, int fd)
 		return -ENOMEM;
 	conn->n_ref = 1;
 	conn->server = s;
+	STAILQ_INIT(&conn->requests);
+	STAILQ_INIT(&conn->output);
 	conn->fd = TAKE_FD(owned);
 	conn->pidfd = -EBADF;
 
@@ -1373,10 +1354,7 @@ static int conn_new(VarlinkServer *s, int fd)
 	}
 
 	conn->linked = true;
-	conn->next = s->connections;
-	if (s->connections)
-		s->connections->prev = conn;
-	s->connections = conn;
+	LIST_INSERT_HEAD(&s->connections, conn, link);
 	s->n_connections++;
 	s->idle_since = 0;
 	return 0;
@@ -1419,6 +1397,9 @@ int varlink_server_new(VarlinkServer **ret, sd_event *event, const char *vendor,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	STAILQ_INIT(&s->interfaces);
+	SLIST_INIT(&s->listeners);
+	LIST_INIT(&s->connections);
 	if (event)
 		s->event = sd_event_ref(event);
 	else if ((r = sd_event_default(&s->event)) < 0)
@@ -1452,17 +1433,17 @@ VarlinkServer *varlink_server_free(VarlinkServer *s)
 	if (!s)
 		return NULL;
 
-	while (s->listeners) {
-		Listener *l = s->listeners;
-		s->listeners = l->next;
+	while (!SLIST_EMPTY(&s->listeners)) {
+		Listener *l = SLIST_FIRST(&s->listeners);
+		SLIST_REMOVE_HEAD(&s->listeners, link);
 		sd_event_source_disable_unref(l->source);
 		safe_close(l->fd);
 		free(l);
 	}
 	/* Calls the daemon still holds keep their connection object, detached
 	 * from the server: answering them gives -ENOTCONN. */
-	while (s->connections) {
-		Connection *conn = s->connections;
+	while (!LIST_EMPTY(&s->connections)) {
+		Connection *conn = LIST_FIRST(&s->connections);
 		conn_ref(conn);
 		if (conn->active && !conn->active->answered)
 			s->n_pending_calls--;
@@ -1471,9 +1452,9 @@ VarlinkServer *varlink_server_free(VarlinkServer *s)
 		conn->server = NULL;
 		conn_unref(conn);
 	}
-	while (s->interfaces) {
-		Interface *i = s->interfaces;
-		s->interfaces = i->next;
+	while (!STAILQ_EMPTY(&s->interfaces)) {
+		Interface *i = STAILQ_FIRST(&s->interfaces);
+		STAILQ_REMOVE_HEAD(&s->interfaces, link);
 		free(i->name);
 		free(i);
 	}
@@ -1484,6 +1465,7 @@ VarlinkServer *varlink_server_free(VarlinkServer *s)
 	free(s->version);
 	free(s->url);
 	free(s->errno_error);
+	free(s->too_large_error);
 	free(s);
 	return NULL;
 }
@@ -1538,19 +1520,19 @@ int varlink_server_add_interface(VarlinkServer *s, const char *idl, const Varlin
 		return r;
 	if (streq(name, "org.varlink.service"))
 		return -EEXIST;
-	Interface **tail = &s->interfaces;
-	for (; *tail; tail = &(*tail)->next)
-		if (streq((*tail)->name, name))
-			return -EEXIST;
+	Interface *i;
+	STAILQ_FOREACH(i, &s->interfaces, link)
+	if (streq(i->name, name))
+		return -EEXIST;
 
-	Interface *i = calloc(1, sizeof(*i));
+	i = calloc(1, sizeof(*i));
 	if (!i)
 		return -ENOMEM;
 	i->name = TAKE_PTR(name);
 	i->idl = idl;
 	i->methods = methods;
 	i->userdata = userdata;
-	*tail = i;
+	STAILQ_INSERT_TAIL(&s->interfaces, i, link);
 	return 0;
 }
 
@@ -1560,6 +1542,9 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd)
 
 	if (!s || fd < 0)
 		return -EINVAL;
+	/* Errors with an errno need a name from the service's own interface. */
+	if (!s->errno_error)
+		return -EDESTADDRREQ;
 	if (s->draining)
 		return -ESHUTDOWN;
 	/* accept() must not block when a client vanished between the wakeup
@@ -1578,8 +1563,7 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd)
 		return r;
 	}
 	l->fd = TAKE_FD(owned);
-	l->next = s->listeners;
-	s->listeners = l;
+	SLIST_INSERT_HEAD(&s->listeners, l, link);
 	return 0;
 }
 
@@ -1590,6 +1574,8 @@ int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode)
 
 	if (!s || !path)
 		return -EINVAL;
+	if (!s->errno_error)
+		return -EDESTADDRREQ;
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
@@ -1639,14 +1625,16 @@ void varlink_server_stop_accepting(VarlinkServer *s)
 	if (!s || s->draining)
 		return;
 	s->draining = true;
-	while (s->listeners) {
-		Listener *l = s->listeners;
-		s->listeners = l->next;
+	while (!SLIST_EMPTY(&s->listeners)) {
+		Listener *l = SLIST_FIRST(&s->listeners);
+		SLIST_REMOVE_HEAD(&s->listeners, link);
 		sd_event_source_disable_unref(l->source);
 		safe_close(l->fd);
 		free(l);
 	}
-	for (Connection *c = s->connections; c; c = c->next) {
+	Connection *c;
+	LIST_FOREACH(c, &s->connections, link)
+	{
 		conn_update_events(c);
 		conn_schedule(c);
 	}
@@ -1690,6 +1678,13 @@ int varlink_server_set_errno_error(VarlinkServer *s, const char *error)
 	if (!s || !error || !strchr(error, '.'))
 		return -EINVAL;
 	return free_and_strdup(&s->errno_error, error);
+}
+
+int varlink_server_set_too_large_error(VarlinkServer *s, const char *error)
+{
+	if (!s || !error || !strchr(error, '.'))
+		return -EINVAL;
+	return free_and_strdup(&s->too_large_error, error);
 }
 
 void varlink_server_set_max_message_size(VarlinkServer *s, size_t size)

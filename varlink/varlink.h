@@ -67,12 +67,6 @@ typedef struct JsonDispatch JsonDispatch; /* json-dispatch.h */
 #define VARLINK_ERROR_PERMISSION_DENIED	     "org.varlink.service.PermissionDenied"
 #define VARLINK_ERROR_EXPECTED_MORE	     "org.varlink.service.ExpectedMore"
 
-/* Sent (then the connection is closed) when a request exceeds the size limit;
- * the spec has no such error, so it is ours. {limit: bytes} */
-#define VARLINK_ERROR_MESSAGE_TOO_LARGE "io.mountd.Varlink.MessageTooLarge"
-/* Default name for errno errors until varlink_server_set_errno_error(). */
-#define VARLINK_ERROR_ERRNO_DEFAULT "io.mountd.Varlink.SystemError"
-
 /* Defaults of the limits (each settable, see below). */
 #define VARLINK_DEFAULT_MAX_MESSAGE_SIZE (16U * 1024 * 1024)
 #define VARLINK_DEFAULT_MAX_FDS		 16U
@@ -144,9 +138,15 @@ int varlink_server_set_idle_callback(VarlinkServer *s, void (*cb)(VarlinkServer 
 /* CLOCK_MONOTONIC time (usec) since which the server is idle; 0 while busy. */
 uint64_t varlink_server_idle_since(VarlinkServer *s);
 
-/* Error name used for errno errors (must be declared in one of the daemon's
- * interfaces, e.g. "io.mountd.Mount.InternalError"); copied. */
+/* The error, declared in one of the service's own interfaces, that errno
+ * errors go out as ({errno, errnoName}); copied.  The spec has none, so it
+ * must be set before listening: the listen functions fail with
+ * -EDESTADDRREQ until it is. */
 int varlink_server_set_errno_error(VarlinkServer *s, const char *error);
+/* The error ({limit: bytes}) sent before closing a connection whose request
+ * exceeds the size limit; copied.  Unset, such a connection is closed
+ * without an answer, as for other protocol violations. */
+int varlink_server_set_too_large_error(VarlinkServer *s, const char *error);
 void varlink_server_set_max_message_size(VarlinkServer *s, size_t size);
 void varlink_server_set_max_fds(VarlinkServer *s, unsigned n); /* at most 253 (SCM_MAX_FD) */
 void varlink_server_set_max_connections(VarlinkServer *s, unsigned n);
@@ -196,7 +196,7 @@ static inline void varlink_call_unrefp(VarlinkCall **c)
  * before the final answer. */
 int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
 					 void *userdata);
-/* Fully qualified, e.g. "io.mountd.Mount.Create". */
+/* Fully qualified, e.g. "org.example.Service.Method". */
 const char *varlink_call_method(VarlinkCall *c);
 VarlinkCallFlags varlink_call_flags(VarlinkCall *c);
 bool varlink_call_is_answered(VarlinkCall *c);

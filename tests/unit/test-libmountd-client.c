@@ -14,17 +14,8 @@
 #include <sys/wait.h>
 
 #include "libmountd-client.h"
+#include "tap.h"
 #include "util.h"
-
-static int n_test, n_failed;
-
-static void check(bool ok, const char *name)
-{
-	n_test++;
-	if (!ok)
-		n_failed++;
-	printf("%sok %d - %s\n", ok ? "" : "not ", n_test, name);
-}
 
 /* ---- the peer: reads one request, answers with canned bytes ------------- */
 
@@ -164,6 +155,21 @@ static int on_reply(MountdClient *c, MountdReply *r, void *userdata)
 	return 0;
 }
 
+/* Errors that need no peer: each reads as a sentence naming its error. */
+static void test_error_strings(void)
+{
+	MountdReply r = {
+		.error = strdup("io.mountd.Mount.MessageTooLarge"),
+		.parameters = json_tokener_parse("{\"limit\":16777216}"),
+	};
+	_cleanup_free_ char *line = mountd_reply_error_string(&r);
+
+	ok(streq_ptr(line, "request larger than mountd reads (16777216 bytes) "
+			   "[io.mountd.Mount.MessageTooLarge]"),
+	   "MessageTooLarge names the limit: %s", strna(line));
+	mountd_reply_done(&r);
+}
+
 int main(void)
 {
 	_cleanup_(mountd_client_freep) MountdClient *c = NULL;
@@ -182,7 +188,7 @@ int main(void)
 	}
 	close(sv[1]);
 
-	check(mountd_client_new_from_fd(&c, sv[0]) == 0, "wrap a socket");
+	ok(mountd_client_new_from_fd(&c, sv[0]) == 0, "wrap a socket");
 
 	/* 1 */
 	{
@@ -191,23 +197,21 @@ int main(void)
 
 		json_object_object_add(p, "size", json_object_new_int(42));
 		k = mountd_client_call(c, "Info", p, &f, 1, &r);
-		check(k == 0 && !r.error, "call returns a reply");
-		check(streq_ptr(json_object_get_string(
-					json_object_object_get(r.parameters, "method")),
-				"io.mountd.Mount.Info"),
-		      "unqualified method gets the interface prefix");
-		check(json_object_get_int(json_object_object_get(r.parameters, "size")) == 42,
-		      "parameters arrive");
-		check(r.n_fds == 1, "an fd comes back with the reply");
+		ok(k == 0 && !r.error, "call returns a reply");
+		ok(streq_ptr(json_object_get_string(json_object_object_get(r.parameters, "method")),
+			     "io.mountd.Mount.Info"),
+		   "unqualified method gets the interface prefix");
+		ok(json_object_get_int(json_object_object_get(r.parameters, "size")) == 42,
+		   "parameters arrive");
+		ok(r.n_fds == 1, "an fd comes back with the reply");
 		fd = mountd_reply_take_fd(&r, 0);
-		check(fd >= 0 && fstat(fd, &st) == 0 &&
-			      (unsigned long long)st.st_ino ==
-				      (unsigned long long)json_object_get_int64(
-					      json_object_object_get(r.parameters, "ino")),
-		      "the fd sent is the fd received, both ways");
-		check(mountd_reply_take_fd(&r, 0) == -EBADF &&
-			      mountd_reply_take_fd(&r, 1) == -ENXIO,
-		      "taking an fd twice or past the end fails");
+		ok(fd >= 0 && fstat(fd, &st) == 0 &&
+			   (unsigned long long)st.st_ino ==
+				   (unsigned long long)json_object_get_int64(
+					   json_object_object_get(r.parameters, "ino")),
+		   "the fd sent is the fd received, both ways");
+		ok(mountd_reply_take_fd(&r, 0) == -EBADF && mountd_reply_take_fd(&r, 1) == -ENXIO,
+		   "taking an fd twice or past the end fails");
 		safe_close(fd);
 		mountd_reply_done(&r);
 	}
@@ -217,12 +221,12 @@ int main(void)
 		_cleanup_free_ char *line = NULL;
 
 		k = mountd_client_call(c, "Create", NULL, NULL, 0, &r);
-		check(k == 0 && streq_ptr(r.error, "io.mountd.Mount.MountFailed"),
-		      "an error reply split over two reads");
+		ok(k == 0 && streq_ptr(r.error, "io.mountd.Mount.MountFailed"),
+		   "an error reply split over two reads");
 		line = mountd_reply_error_string(&r);
-		check(streq_ptr(line, "fsconfig:size failed: EINVAL (Invalid argument): tmpfs: Bad "
-				      "value for 'size' [io.mountd.Mount.MountFailed]"),
-		      "the error as one readable line");
+		ok(streq_ptr(line, "fsconfig:size failed: EINVAL (Invalid argument): tmpfs: Bad "
+				   "value for 'size' [io.mountd.Mount.MountFailed]"),
+		   "the error as one readable line");
 		if (line)
 			printf("# %s\n", line);
 		mountd_reply_done(&r);
@@ -233,19 +237,19 @@ int main(void)
 		Stream s = {};
 
 		k = mountd_client_call_more(c, "Watch", NULL, NULL, 0, on_reply, &s);
-		check(k == 0 && s.n == 3 && streq(s.events, "ready,added,gone,"),
-		      "a more stream read in one piece, ends at the last reply");
+		ok(k == 0 && s.n == 3 && streq(s.events, "ready,added,gone,"),
+		   "a more stream read in one piece, ends at the last reply");
 	}
 
 	/* 4, 5 */
 	mountd_client_set_timeout(c, 100000);
 	k = mountd_client_call(c, "List", NULL, NULL, 0, &r);
-	check(k == -ETIMEDOUT, "a silent server times out");
+	ok(k == -ETIMEDOUT, "a silent server times out");
 	k = mountd_client_call(c, "List", NULL, NULL, 0, &r);
-	check(k == -ETIMEDOUT, "the connection stays failed after a timeout");
+	ok(k == -ETIMEDOUT, "the connection stays failed after a timeout");
 
 	waitpid(pid, &status, 0);
-	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the peer saw what it expected");
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the peer saw what it expected");
 
 	{
 		_cleanup_(mountd_client_freep) MountdClient *d = NULL;
@@ -255,22 +259,22 @@ int main(void)
 		close(p[1]);
 		mountd_client_new_from_fd(&d, p[0]);
 		k = mountd_client_call(d, "List", NULL, NULL, 0, &r);
-		check(k == -ECONNRESET, "a server that hung up: ECONNRESET");
+		ok(k == -ECONNRESET, "a server that hung up: ECONNRESET");
 	}
 	{
 		MountdClient *d = NULL;
 
-		check(mountd_client_connect(&d, "/nonexistent/sock") == -ENOENT,
-		      "connecting to a missing socket: ENOENT");
+		ok(mountd_client_connect(&d, "/nonexistent/sock") == -ENOENT,
+		   "connecting to a missing socket: ENOENT");
 		setenv(MOUNTD_SOCKET_ENV, "/tmp/x", 1);
-		check(streq(mountd_socket_path(NULL), "/tmp/x") &&
-			      streq(mountd_socket_path("/y"), "/y"),
-		      "socket path: argument, then $MOUNTD_SOCKET");
+		ok(streq(mountd_socket_path(NULL), "/tmp/x") &&
+			   streq(mountd_socket_path("/y"), "/y"),
+		   "socket path: argument, then $MOUNTD_SOCKET");
 		unsetenv(MOUNTD_SOCKET_ENV);
-		check(streq(mountd_socket_path(NULL), MOUNTD_SOCKET_DEFAULT),
-		      "socket path: the default");
+		ok(streq(mountd_socket_path(NULL), MOUNTD_SOCKET_DEFAULT),
+		   "socket path: the default");
 	}
 
-	printf("1..%d\n", n_test);
-	return n_failed ? 1 : 0;
+	test_error_strings();
+	return tap_done();
 }

@@ -8,19 +8,10 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "tap.h"
 #include "util.h"
 
 #define UNKNOWN ((uid_t)-1)
-
-static unsigned n_tests, n_failed;
-
-static void check(bool ok, const char *name)
-{
-	n_tests++;
-	if (!ok)
-		n_failed++;
-	printf("%sok %u - %s\n", ok ? "" : "not ", n_tests, name);
-}
 
 static void check_parse_error(const char *text, const char *want, const char *name)
 {
@@ -28,7 +19,7 @@ static void check_parse_error(const char *text, const char *want, const char *na
 	Policy p = {};
 	int r = policy_parse(&p, text, "policy", &err);
 
-	check(r == -EINVAL && err && streq(err, want), name);
+	ok(r == -EINVAL && err && streq(err, want), name);
 	if (err && !streq(err, want))
 		printf("# got:  %s\n# want: %s\n", err, want);
 	policy_done(&p);
@@ -47,8 +38,8 @@ typedef struct Ask {
 
 static int decide(const Policy *p, Ask a, unsigned *ret_line)
 {
-	gid_t groups[] = { 4242 };
-	PolicyCaller c = { .uid = a.uid, .gid = a.uid, .groups = groups, .n_groups = 1 };
+	gid_t groups[] = {4242};
+	PolicyCaller c = {.uid = a.uid, .gid = a.uid, .groups = groups, .n_groups = 1};
 	PolicyRequest req = {
 		.method = a.method,
 		.fstype = a.fstype,
@@ -68,73 +59,72 @@ int main(void)
 	unsigned line = 99;
 
 	/* No policy: root does anything; others read what is theirs. */
-	check(decide(&p, (Ask){ 0, "Create", "tmpfs", 0, false, 0, 0 }, &line) == 0 && line == 0,
-	      "root may create anywhere without a rule");
-	check(decide(&p, (Ask){ 0, "Unmount", NULL, 0, false, UNKNOWN, UNKNOWN }, NULL) == 0,
-	      "root may unmount in a namespace of unknown owner");
-	check(decide(&p, (Ask){ 1000, "List", NULL, 0, true, 0, 1000 }, NULL) == 0,
-	      "user lists the namespace of a process of theirs");
-	check(decide(&p, (Ask){ 1000, "Info", NULL, 0, false, 1000, 0 }, NULL) == 0,
-	      "user reads a namespace their user namespace owns");
-	check(decide(&p, (Ask){ 1000, "List", NULL, 0, false, 0, 0 }, NULL) == -EPERM,
-	      "user may not list root's namespaces");
-	check(decide(&p, (Ask){ 1000, "Watch", NULL, 0, false, UNKNOWN, UNKNOWN }, NULL) == -EPERM,
-	      "user may not watch a namespace of unknown owner");
-	check(decide(&p, (Ask){ 1000, "Create", "tmpfs", 0, true, 1000, 1000 }, NULL) == -EPERM,
-	      "without a rule nobody but root changes anything, even in their own namespace");
+	ok(decide(&p, (Ask){0, "Create", "tmpfs", 0, false, 0, 0}, &line) == 0 && line == 0,
+	   "root may create anywhere without a rule");
+	ok(decide(&p, (Ask){0, "Unmount", NULL, 0, false, UNKNOWN, UNKNOWN}, NULL) == 0,
+	   "root may unmount in a namespace of unknown owner");
+	ok(decide(&p, (Ask){1000, "List", NULL, 0, true, 0, 1000}, NULL) == 0,
+	   "user lists the namespace of a process of theirs");
+	ok(decide(&p, (Ask){1000, "Info", NULL, 0, false, 1000, 0}, NULL) == 0,
+	   "user reads a namespace their user namespace owns");
+	ok(decide(&p, (Ask){1000, "List", NULL, 0, false, 0, 0}, NULL) == -EPERM,
+	   "user may not list root's namespaces");
+	ok(decide(&p, (Ask){1000, "Watch", NULL, 0, false, UNKNOWN, UNKNOWN}, NULL) == -EPERM,
+	   "user may not watch a namespace of unknown owner");
+	ok(decide(&p, (Ask){1000, "Create", "tmpfs", 0, true, 1000, 1000}, NULL) == -EPERM,
+	   "without a rule nobody but root changes anything, even in their own namespace");
 
-	check(policy_parse(&p,
-			   "# containers get tmpfs in their own user's namespaces\n"
-			   "\n"
-			   "allow group=4242 method=Create fstype=tmpfs,overlay namespace=owned "
-			   "attributes=nosuid,nodev   # trailing comment\n"
-			   "deny  user=1000 method=Unmount\n"
-			   "allow user=1000 method=Unmount,Move namespace=own\n"
-			   "allow user=2000 method=* namespace=any\n"
-			   "deny  method=*\n",
-			   "policy", &err) == 0 &&
-		      p.n_rules == 5,
-	      "parse a valid policy");
-	check(p.n_rules == 5 && p.rules[0].line == 3 && p.rules[4].line == 7,
-	      "rules remember their lines");
+	ok(policy_parse(&p,
+			"# containers get tmpfs in their own user's namespaces\n"
+			"\n"
+			"allow group=4242 method=Create fstype=tmpfs,overlay namespace=owned "
+			"attributes=nosuid,nodev   # trailing comment\n"
+			"deny  user=1000 method=Unmount\n"
+			"allow user=1000 method=Unmount,Move namespace=own\n"
+			"allow user=2000 method=* namespace=any\n"
+			"deny  method=*\n",
+			"policy", &err) == 0 &&
+		   p.n_rules == 5,
+	   "parse a valid policy");
+	ok(p.n_rules == 5 && p.rules[0].line == 3 && p.rules[4].line == 7,
+	   "rules remember their lines");
 
-	check(decide(&p,
-		     (Ask){ 1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false,
-			    1000, UNKNOWN },
-		     &line) == 0 &&
-		      line == 3,
-	      "group rule allows nosuid,nodev tmpfs in an owned namespace");
-	check(decide(&p, (Ask){ 1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID, false, 1000, UNKNOWN },
-		     &line) == -EPERM &&
-		      line == 7,
-	      "attributes= must all be set, else the catch-all deny decides");
-	check(decide(&p,
-		     (Ask){ 1000, "Create", "ext4", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false,
-			    1000, UNKNOWN },
-		     NULL) == -EPERM,
-	      "fstype= limits the filesystem");
-	check(decide(&p,
-		     (Ask){ 1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, 0,
-			    1000 },
-		     NULL) == -EPERM,
-	      "namespace=owned does not reach the host's namespace, even the caller's own");
-	check(decide(&p, (Ask){ 1000, "Unmount", NULL, 0, true, 0, 1000 }, &line) == -EPERM &&
-		      line == 4,
-	      "the first matching rule decides: deny before allow");
-	check(decide(&p, (Ask){ 1000, "Move", NULL, 0, true, 0, 1000 }, &line) == 0 && line == 5,
-	      "namespace=own: the caller's own namespace");
-	check(decide(&p, (Ask){ 1000, "Move", NULL, 0, false, 1000, 1000 }, NULL) == -EPERM,
-	      "namespace=own: not another namespace, even an owned one");
-	check(decide(&p, (Ask){ 2000, "Bind", NULL, 0, false, 0, 0 }, &line) == 0 && line == 6,
-	      "namespace=any with method=*");
-	check(decide(&p, (Ask){ 3000, "List", NULL, 0, true, 0, 3000 }, &line) == -EPERM &&
-		      line == 7,
-	      "a deny rule overrides the built-in read default");
-	check(decide(&p, (Ask){ 0, "Create", "ext4", 0, false, 0, 0 }, NULL) == 0,
-	      "rules do not apply to root");
+	ok(decide(&p,
+		  (Ask){1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false, 1000,
+			UNKNOWN},
+		  &line) == 0 &&
+		   line == 3,
+	   "group rule allows nosuid,nodev tmpfs in an owned namespace");
+	ok(decide(&p, (Ask){1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID, false, 1000, UNKNOWN},
+		  &line) == -EPERM &&
+		   line == 7,
+	   "attributes= must all be set, else the catch-all deny decides");
+	ok(decide(&p,
+		  (Ask){1000, "Create", "ext4", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false, 1000,
+			UNKNOWN},
+		  NULL) == -EPERM,
+	   "fstype= limits the filesystem");
+	ok(decide(&p,
+		  (Ask){1000, "Create", "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, 0,
+			1000},
+		  NULL) == -EPERM,
+	   "namespace=owned does not reach the host's namespace, even the caller's own");
+	ok(decide(&p, (Ask){1000, "Unmount", NULL, 0, true, 0, 1000}, &line) == -EPERM && line == 4,
+	   "the first matching rule decides: deny before allow");
+	ok(decide(&p, (Ask){1000, "Move", NULL, 0, true, 0, 1000}, &line) == 0 && line == 5,
+	   "namespace=own: the caller's own namespace");
+	ok(decide(&p, (Ask){1000, "Move", NULL, 0, false, 1000, 1000}, NULL) == -EPERM,
+	   "namespace=own: not another namespace, even an owned one");
+	ok(decide(&p, (Ask){2000, "Bind", NULL, 0, false, 0, 0}, &line) == 0 && line == 6,
+	   "namespace=any with method=*");
+	ok(decide(&p, (Ask){3000, "List", NULL, 0, true, 0, 3000}, &line) == -EPERM && line == 7,
+	   "a deny rule overrides the built-in read default");
+	ok(decide(&p, (Ask){0, "Create", "ext4", 0, false, 0, 0}, NULL) == 0,
+	   "rules do not apply to root");
 	policy_done(&p);
 
-	check_parse_error("allow user=0\nallow method=Fly\n", "policy:2: unknown method: 'method=Fly'",
+	check_parse_error("allow user=0\nallow method=Fly\n",
+			  "policy:2: unknown method: 'method=Fly'",
 			  "unknown method names its line");
 	check_parse_error("\n\npermit user=1\n", "policy:3: expected allow or deny: 'permit'",
 			  "verdict is allow or deny");
@@ -157,28 +147,27 @@ int main(void)
 			  "unknown condition");
 
 	/* A failed parse leaves the previous policy in force. */
-	check(policy_parse(&p, "allow user=7 method=List\n", "policy", NULL) == 0, "parse one rule");
-	check(policy_parse(&p, "allow user=7 nonsense\n", "policy", NULL) == -EINVAL &&
-		      p.n_rules == 1 && p.rules[0].uid == 7,
-	      "a bad file does not replace a good policy");
+	ok(policy_parse(&p, "allow user=7 method=List\n", "policy", NULL) == 0, "parse one rule");
+	ok(policy_parse(&p, "allow user=7 nonsense\n", "policy", NULL) == -EINVAL &&
+		   p.n_rules == 1 && p.rules[0].uid == 7,
+	   "a bad file does not replace a good policy");
 	policy_done(&p);
 
-	check(policy_load(&p, "/nonexistent/mountd-policy", &err) == 0 && p.n_rules == 0,
-	      "a missing file is an empty policy");
-	check(policy_process_owner(getpid()) == getuid(), "owner of our own process");
-	check(policy_process_owner(0) == UNKNOWN, "no owner for pid 0");
+	ok(policy_load(&p, "/nonexistent/mountd-policy", &err) == 0 && p.n_rules == 0,
+	   "a missing file is an empty policy");
+	ok(policy_process_owner(getpid()) == getuid(), "owner of our own process");
+	ok(policy_process_owner(0) == UNKNOWN, "no owner for pid 0");
 	{
 		_cleanup_close_ int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 		_cleanup_close_ int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		/* make check runs this as root in the initial user namespace,
 		 * which uid 0 owns. */
-		check(ns >= 0 && policy_namespace_owner(ns) == 0,
-		      "our mount namespace belongs to the initial user namespace");
-		check(null >= 0 && policy_namespace_owner(null) == UNKNOWN,
-		      "a non-namespace fd has no owner");
+		ok(ns >= 0 && policy_namespace_owner(ns) == 0,
+		   "our mount namespace belongs to the initial user namespace");
+		ok(null >= 0 && policy_namespace_owner(null) == UNKNOWN,
+		   "a non-namespace fd has no owner");
 	}
 
-	printf("1..%u\n", n_tests);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }

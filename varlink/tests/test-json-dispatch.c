@@ -4,17 +4,8 @@
 #include <stddef.h>
 
 #include "json-dispatch.h"
+#include "tap.h"
 #include "util.h"
-
-static unsigned n_test, n_failed;
-
-static void check(bool ok, const char *name)
-{
-	n_test++;
-	if (!ok)
-		n_failed++;
-	printf("%s %u - %s\n", ok ? "ok" : "not ok", n_test, name);
-}
 
 enum { MODE_RO, MODE_RW };
 static const char *const mode_names[] = {"ro", "rw", NULL};
@@ -100,7 +91,48 @@ static void expect_fail(const char *text, int err, const char *field, const char
 	if (r != err || !streq_ptr(bad, field))
 		fprintf(stderr, "# %s: got %d (%s), want %d (%s)\n", name, r, strna(bad), err,
 			field);
-	check(r == err && streq_ptr(bad, field), name);
+	ok(r == err && streq_ptr(bad, field), name);
+}
+
+/* One bound set, the other left 0: that side is open. */
+struct bounded {
+	uint64_t at_least;
+	int64_t signed_at_least;
+	int at_most;
+};
+
+static const JsonDispatch bounded_table[] = {
+	JSON_FIELD("atLeast", JSON_T_UNSIGNED, json_dispatch_uint64,
+		   offsetof(struct bounded, at_least), 0, .min = 10),
+	JSON_FIELD("signedAtLeast", JSON_T_INTEGER, json_dispatch_int64,
+		   offsetof(struct bounded, signed_at_least), 0, .min = 5),
+	JSON_FIELD("atMost", JSON_T_INTEGER, json_dispatch_int, offsetof(struct bounded, at_most),
+		   0, .max = 3),
+	{},
+};
+
+static int run_bounded(const char *text)
+{
+	_cleanup_json_ json_object *j = json_tokener_parse(text);
+	struct bounded b = {};
+	const char *bad = NULL;
+
+	return j ? json_dispatch(j, bounded_table, &b, &bad) : -EBADMSG;
+}
+
+static void test_one_sided_ranges(void)
+{
+	ok(run_bounded("{\"atLeast\":10}") == 0 &&
+		   run_bounded("{\"atLeast\":18446744073709551615}") == 0,
+	   "unsigned .min only: at the bound and far above it pass");
+	ok(run_bounded("{\"atLeast\":9}") == -ERANGE, "unsigned .min only: below it is refused");
+	ok(run_bounded("{\"signedAtLeast\":5}") == 0 &&
+		   run_bounded("{\"signedAtLeast\":9223372036854775807}") == 0 &&
+		   run_bounded("{\"signedAtLeast\":4}") == -ERANGE,
+	   "signed .min only: no upper bound");
+	ok(run_bounded("{\"atMost\":3}") == 0 && run_bounded("{\"atMost\":-2147483648}") == 0 &&
+		   run_bounded("{\"atMost\":4}") == -ERANGE,
+	   "signed .max only: no lower bound but the type's");
 }
 
 int main(void)
@@ -117,44 +149,42 @@ int main(void)
 			"\"inner\":{\"source\":\"/dev/vda\",\"size\":7},\"extra\":[1,2]}");
 		req = (struct req){.fd = -1};
 		r = json_dispatch(j, table, &req, &bad);
-		check(r == 0, "full decode succeeds");
-		check(streq_ptr(req.fstype, "ext4") && streq_ptr(req.label, "root"), "strings");
-		check(req.flags == UINT32_MAX && req.big == UINT64_MAX, "uint32/uint64 at the top");
-		check(req.offset == -5 && req.level == -3, "signed, lower bound inclusive");
-		check(req.recursive, "boolean");
-		check(strv_length(req.options) == 2 && streq(req.options[0], "a") &&
-			      streq(req.options[1], "b=c"),
-		      "string array");
-		check(req.fd == 2, "fd index");
-		check(req.mode == MODE_RW, "enum by name");
-		check(streq_ptr(req.inner.source, "/dev/vda") && req.inner.size == 7,
-		      "nested object");
-		check(json_object_is_type(req.extra, json_type_array),
-		      "any json kept by reference");
+		ok(r == 0, "full decode succeeds");
+		ok(streq_ptr(req.fstype, "ext4") && streq_ptr(req.label, "root"), "strings");
+		ok(req.flags == UINT32_MAX && req.big == UINT64_MAX, "uint32/uint64 at the top");
+		ok(req.offset == -5 && req.level == -3, "signed, lower bound inclusive");
+		ok(req.recursive, "boolean");
+		ok(strv_length(req.options) == 2 && streq(req.options[0], "a") &&
+			   streq(req.options[1], "b=c"),
+		   "string array");
+		ok(req.fd == 2, "fd index");
+		ok(req.mode == MODE_RW, "enum by name");
+		ok(streq_ptr(req.inner.source, "/dev/vda") && req.inner.size == 7, "nested object");
+		ok(json_object_is_type(req.extra, json_type_array), "any json kept by reference");
 		json_dispatch_done(table, &req);
-		check(!req.fstype && !req.options && !req.inner.source && !req.extra,
-		      "done frees and resets");
+		ok(!req.fstype && !req.options && !req.inner.source && !req.extra,
+		   "done frees and resets");
 	}
 
 	r = run("{\"fstype\":null,\"options\":null,\"fd\":null}", &req, &bad);
-	check(r == 0 && !req.fstype && !req.options && req.fd == -1, "nullable fields take null");
+	ok(r == 0 && !req.fstype && !req.options && req.fd == -1, "nullable fields take null");
 	json_dispatch_done(table, &req);
 
 	r = run("{\"fstype\":\"xfs\"}", &req, &bad);
-	check(r == 0 && req.mode == -1 && req.fd == -2 && !req.inner.source,
-	      "absent optional fields keep their defaults");
+	ok(r == 0 && req.mode == -1 && req.fd == -2 && !req.inner.source,
+	   "absent optional fields keep their defaults");
 	json_dispatch_done(table, &req);
 
 	{
 		struct req q = {};
 		r = json_dispatch(NULL, table, &q, &bad);
-		check(r == -ENOENT && streq_ptr(bad, "fstype"), "missing parameters object = {}");
+		ok(r == -ENOENT && streq_ptr(bad, "fstype"), "missing parameters object = {}");
 		static const JsonDispatch empty[] = {{}};
 		r = json_dispatch(NULL, empty, NULL, &bad);
-		check(r == 0, "no parameters for an empty table");
+		ok(r == 0, "no parameters for an empty table");
 		_cleanup_json_ json_object *a = json_object_new_array();
 		r = json_dispatch(a, table, &q, &bad);
-		check(r == -EBADMSG && bad == NULL, "non-object refused");
+		ok(r == -EBADMSG && bad == NULL, "non-object refused");
 	}
 
 	expect_fail("{\"fstype\":\"x\",\"bogus\":1}", -EBADMSG, "bogus", "unknown field named");
@@ -193,9 +223,9 @@ int main(void)
 	 * that json_dispatch_done() cannot free (checked under valgrind). */
 	r = run("{\"fstype\":\"x\",\"options\":[\"a\"],\"inner\":{\"source\":\"s\"},\"zzz\":0}",
 		&req, &bad);
-	check(r == -EBADMSG, "partial decode fails");
+	ok(r == -EBADMSG, "partial decode fails");
 	json_dispatch_done(table, &req);
 
-	printf("1..%u\n", n_test);
-	return n_failed ? 1 : 0;
+	test_one_sided_ranges();
+	return tap_done();
 }

@@ -17,24 +17,15 @@
 #include <time.h>
 
 #include "json-dispatch.h"
+#include "tap.h"
 #include "util.h"
 #include "varlink.h"
 
 #define MAX_MSG (64U * 1024)
 
-static unsigned n_test, n_failed;
 static sd_event *event;
 static VarlinkServer *server;
 static char sock_path[108];
-
-static void check(bool ok, const char *name)
-{
-	n_test++;
-	if (!ok)
-		n_failed++;
-	printf("%s %u - %s\n", ok ? "ok" : "not ok", n_test, name);
-	fflush(stdout);
-}
 
 static uint64_t now_ms(void)
 {
@@ -62,7 +53,7 @@ static void pump(unsigned ms)
 /* ------------------------------------------------------------ test service */
 
 static const char test_idl[] = "# A service used only by test-varlink.\n"
-			       "interface io.mountd.Test\n"
+			       "interface org.example.Test\n"
 			       "\n"
 			       "method Echo(n: ?int) -> (n: ?int)\n"
 			       "method Slow(n: int) -> (n: int)\n"
@@ -75,7 +66,9 @@ static const char test_idl[] = "# A service used only by test-varlink.\n"
 			       "method Forget() -> ()\n"
 			       "method Hang() -> ()\n"
 			       "method Whoami() -> (pid: int, pidfdPid: int)\n"
-			       "method Declared() -> ()\n";
+			       "method Declared() -> ()\n"
+			       "error Error (errno: int, errnoName: ?string)\n"
+			       "error TooLarge (limit: int)\n";
 
 static VarlinkCall *slow_calls[8];
 static unsigned n_slow;
@@ -506,116 +499,112 @@ static void test_basic(void)
 	a = call(c, "{\"method\":\"org.varlink.service.GetInfo\"}");
 	json_object *ifs = NULL;
 	json_object_object_get_ex(json_object_object_get(a, "parameters"), "interfaces", &ifs);
-	check(streq_ptr(jstr(a, "parameters", "vendor"), "mountd project") &&
-		      streq_ptr(jstr(a, "parameters", "product"), "test") &&
-		      streq_ptr(jstr(a, "parameters", "version"), "1") &&
-		      streq_ptr(jstr(a, "parameters", "url"), "https://example.invalid/") &&
-		      json_object_array_length(ifs) == 2 &&
-		      streq(json_object_get_string(json_object_array_get_idx(ifs, 0)),
-			    "org.varlink.service") &&
-		      streq(json_object_get_string(json_object_array_get_idx(ifs, 1)),
-			    "io.mountd.Test") &&
-		      !jhas(a, "error") && !jhas(a, "continues"),
-	      "GetInfo");
+	ok(streq_ptr(jstr(a, "parameters", "vendor"), "example project") &&
+		   streq_ptr(jstr(a, "parameters", "product"), "test") &&
+		   streq_ptr(jstr(a, "parameters", "version"), "1") &&
+		   streq_ptr(jstr(a, "parameters", "url"), "https://example.invalid/") &&
+		   json_object_array_length(ifs) == 2 &&
+		   streq(json_object_get_string(json_object_array_get_idx(ifs, 0)),
+			 "org.varlink.service") &&
+		   streq(json_object_get_string(json_object_array_get_idx(ifs, 1)),
+			 "org.example.Test") &&
+		   !jhas(a, "error") && !jhas(a, "continues"),
+	   "GetInfo");
 	json_object_put(a);
 
 	a = call(c, "{\"method\":\"org.varlink.service.GetInfo\",\"parameters\":{\"x\":1}}");
-	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "x"),
-	      "GetInfo refuses unknown parameter");
+	ok(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "x"),
+	   "GetInfo refuses unknown parameter");
 	json_object_put(a);
 
 	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\","
-		    "\"parameters\":{\"interface\":\"io.mountd.Test\"}}");
-	check(streq_ptr(jstr(a, "parameters", "description"), test_idl),
-	      "GetInterfaceDescription serves the IDL verbatim");
+		    "\"parameters\":{\"interface\":\"org.example.Test\"}}");
+	ok(streq_ptr(jstr(a, "parameters", "description"), test_idl),
+	   "GetInterfaceDescription serves the IDL verbatim");
 	json_object_put(a);
 
 	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\","
 		    "\"parameters\":{\"interface\":\"org.varlink.service\"}}");
 	const char *d = jstr(a, "parameters", "description");
-	check(d && strstr(d, "interface org.varlink.service\n") &&
-		      strstr(d, "method GetInterfaceDescription(interface: string)") &&
-		      strstr(d, "error ExpectedMore ()"),
-	      "GetInterfaceDescription of org.varlink.service");
+	ok(d && strstr(d, "interface org.varlink.service\n") &&
+		   strstr(d, "method GetInterfaceDescription(interface: string)") &&
+		   strstr(d, "error ExpectedMore ()"),
+	   "GetInterfaceDescription of org.varlink.service");
 	json_object_put(a);
 
 	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\","
 		    "\"parameters\":{\"interface\":\"com.example.Nope\"}}");
-	check(is_error(a, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface", "com.example.Nope"),
-	      "GetInterfaceDescription: InterfaceNotFound");
+	ok(is_error(a, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface", "com.example.Nope"),
+	   "GetInterfaceDescription: InterfaceNotFound");
 	json_object_put(a);
 
 	a = call(c, "{\"method\":\"org.varlink.service.GetInterfaceDescription\"}");
-	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "interface"),
-	      "GetInterfaceDescription without interface: InvalidParameter");
+	ok(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "interface"),
+	   "GetInterfaceDescription without interface: InvalidParameter");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Nope\",\"parameters\":{}}");
-	check(is_error(a, VARLINK_ERROR_METHOD_NOT_FOUND, "method", "io.mountd.Test.Nope"),
-	      "MethodNotFound names the method");
+	a = call(c, "{\"method\":\"org.example.Test.Nope\",\"parameters\":{}}");
+	ok(is_error(a, VARLINK_ERROR_METHOD_NOT_FOUND, "method", "org.example.Test.Nope"),
+	   "MethodNotFound names the method");
 	json_object_put(a);
 
 	a = call(c, "{\"method\":\"com.example.Other.Foo\"}");
-	check(is_error(a, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface", "com.example.Other"),
-	      "InterfaceNotFound names the interface");
+	ok(is_error(a, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface", "com.example.Other"),
+	   "InterfaceNotFound names the interface");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Declared\"}");
-	check(is_error(a, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method",
-		       "io.mountd.Test.Declared"),
-	      "MethodNotImplemented");
+	a = call(c, "{\"method\":\"org.example.Test.Declared\"}");
+	ok(is_error(a, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method", "org.example.Test.Declared"),
+	   "MethodNotImplemented");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{\"name\":\"x\","
+	a = call(c, "{\"method\":\"org.example.Test.Typed\",\"parameters\":{\"name\":\"x\","
 		    "\"count\":3}}");
-	check(a && !jhas(a, "error") &&
-		      json_object_is_type(json_object_object_get(a, "parameters"),
-					  json_type_object),
-	      "typed parameters accepted, empty reply is {}");
+	ok(a && !jhas(a, "error") &&
+		   json_object_is_type(json_object_object_get(a, "parameters"), json_type_object),
+	   "typed parameters accepted, empty reply is {}");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{\"name\":\"x\","
+	a = call(c, "{\"method\":\"org.example.Test.Typed\",\"parameters\":{\"name\":\"x\","
 		    "\"colour\":3}}");
-	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "colour"),
-	      "InvalidParameter: unknown field");
+	ok(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "colour"),
+	   "InvalidParameter: unknown field");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{\"name\":\"x\","
+	a = call(c, "{\"method\":\"org.example.Test.Typed\",\"parameters\":{\"name\":\"x\","
 		    "\"count\":11}}");
-	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "count"),
-	      "InvalidParameter: out of range");
+	ok(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "count"),
+	   "InvalidParameter: out of range");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Typed\",\"parameters\":{}}");
-	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "name"),
-	      "InvalidParameter: missing mandatory");
+	a = call(c, "{\"method\":\"org.example.Test.Typed\",\"parameters\":{}}");
+	ok(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "name"),
+	   "InvalidParameter: missing mandatory");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Fail\",\"parameters\":{\"errno\":1}}");
-	check(is_error(a, VARLINK_ERROR_PERMISSION_DENIED, NULL, NULL),
-	      "-EPERM → PermissionDenied");
+	a = call(c, "{\"method\":\"org.example.Test.Fail\",\"parameters\":{\"errno\":1}}");
+	ok(is_error(a, VARLINK_ERROR_PERMISSION_DENIED, NULL, NULL), "-EPERM → PermissionDenied");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Fail\",\"parameters\":{\"errno\":5}}");
-	check(is_error(a, "io.mountd.Test.Error", "errnoName", "EIO") &&
-		      jint(a, "parameters", "errno") == EIO,
-	      "-EIO → the server's errno error");
+	a = call(c, "{\"method\":\"org.example.Test.Fail\",\"parameters\":{\"errno\":5}}");
+	ok(is_error(a, "org.example.Test.Error", "errnoName", "EIO") &&
+		   jint(a, "parameters", "errno") == EIO,
+	   "-EIO → the server's errno error");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Forget\"}");
-	check(is_error(a, "io.mountd.Test.Error", "errnoName", "ECANCELED"),
-	      "a method that drops its call still gets the client an answer");
+	a = call(c, "{\"method\":\"org.example.Test.Forget\"}");
+	ok(is_error(a, "org.example.Test.Error", "errnoName", "ECANCELED"),
+	   "a method that drops its call still gets the client an answer");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{},\"upgrade\":true}");
-	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "upgrade"),
-	      "upgrade refused");
+	a = call(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{},\"upgrade\":true}");
+	ok(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "upgrade"), "upgrade refused");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Whoami\"}");
-	check(jint(a, "parameters", "pid") == getpid(), "peer ucred");
+	a = call(c, "{\"method\":\"org.example.Test.Whoami\"}");
+	ok(jint(a, "parameters", "pid") == getpid(), "peer ucred");
 	int64_t pp = jint(a, "parameters", "pidfdPid");
-	check(pp == getpid() || pp == -EOPNOTSUPP, "peer pidfd (or -EOPNOTSUPP on old kernels)");
+	ok(pp == getpid() || pp == -EOPNOTSUPP, "peer pidfd (or -EOPNOTSUPP on old kernels)");
 	json_object_put(a);
 
 	client_free(c);
@@ -627,14 +616,14 @@ static void test_framing(void)
 	json_object *a;
 
 	/* Byte by byte, turning the server's loop between bytes. */
-	const char *req = "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":42}}";
+	const char *req = "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":42}}";
 	for (size_t i = 0; i <= strlen(req); i++) {
 		client_send_raw(c, req + i, 1, NULL, 0);
 		pump_once();
 	}
 	a = client_recv(c, 3000);
-	check(jint(a, "parameters", "n") == 42 && !jhas(a, "continues"),
-	      "request split into 1-byte writes");
+	ok(jint(a, "parameters", "n") == 42 && !jhas(a, "continues"),
+	   "request split into 1-byte writes");
 	json_object_put(a);
 
 	/* Several requests in one write. */
@@ -642,22 +631,22 @@ static void test_framing(void)
 	size_t len = 0;
 	for (int i = 0; i < 5; i++)
 		len += (size_t)snprintf(many + len, sizeof(many) - len,
-					"{\"method\":\"io.mountd.Test.Echo\","
+					"{\"method\":\"org.example.Test.Echo\","
 					"\"parameters\":{\"n\":%d}}",
 					i) +
 		       1;
 	client_send_raw(c, many, len, NULL, 0);
-	bool ok = true;
+	bool good = true;
 	for (int i = 0; i < 5; i++) {
 		a = client_recv(c, 3000);
-		ok = ok && jint(a, "parameters", "n") == i;
+		good = good && jint(a, "parameters", "n") == i;
 		json_object_put(a);
 	}
-	check(ok, "several requests in one write, answered in order");
+	ok(good, "several requests in one write, answered in order");
 
 	/* Whitespace around the JSON is fine. */
-	a = call(c, " \n{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":7}}\n ");
-	check(jint(a, "parameters", "n") == 7, "whitespace around a message");
+	a = call(c, " \n{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":7}}\n ");
+	ok(jint(a, "parameters", "n") == 7, "whitespace around a message");
 	json_object_put(a);
 
 	client_free(c);
@@ -670,55 +659,55 @@ static void test_pipelining(void)
 
 	/* Slow is held by the test; the two Echos behind it must wait. */
 	const char *reqs[] = {
-		"{\"method\":\"io.mountd.Test.Slow\",\"parameters\":{\"n\":1}}",
-		"{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":2}}",
-		"{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":3}}",
+		"{\"method\":\"org.example.Test.Slow\",\"parameters\":{\"n\":1}}",
+		"{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":2}}",
+		"{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":3}}",
 	};
 	for (size_t i = 0; i < ELEMENTSOF(reqs); i++)
 		client_send(c, reqs[i]);
 	pump(100);
 	client_poll(c);
-	check(n_slow == 1 && c->len == 0, "one call at a time: nothing overtakes a pending call");
-	check(varlink_server_n_active(server) == 3, "n_active counts the active and queued calls");
+	ok(n_slow == 1 && c->len == 0, "one call at a time: nothing overtakes a pending call");
+	ok(varlink_server_n_active(server) == 3, "n_active counts the active and queued calls");
 
 	slow_reply_all();
 	a = client_recv(c, 3000);
-	bool ok = jint(a, "parameters", "n") == 100;
+	bool good = jint(a, "parameters", "n") == 100;
 	json_object_put(a);
 	for (int i = 2; i <= 3; i++) {
 		a = client_recv(c, 3000);
-		ok = ok && jint(a, "parameters", "n") == i;
+		good = good && jint(a, "parameters", "n") == i;
 		json_object_put(a);
 	}
-	check(ok, "pipelined calls answered in order after the slow one");
+	ok(good, "pipelined calls answered in order after the slow one");
 	pump(10);
-	check(varlink_server_n_active(server) == 0, "n_active back to 0");
+	ok(varlink_server_n_active(server) == 0, "n_active back to 0");
 
 	/* Behind a held call, 100 pipelined requests in one write: only
 	 * VARLINK_DEFAULT_MAX_QUEUED are taken in, the rest wait unread. */
-	client_send(c, "{\"method\":\"io.mountd.Test.Slow\",\"parameters\":{\"n\":1}}");
+	client_send(c, "{\"method\":\"org.example.Test.Slow\",\"parameters\":{\"n\":1}}");
 	static char many[100 * 80];
 	size_t len = 0;
 	for (int i = 0; i < 100; i++)
 		len += (size_t)snprintf(many + len, sizeof(many) - len,
-					"{\"method\":\"io.mountd.Test.Echo\","
+					"{\"method\":\"org.example.Test.Echo\","
 					"\"parameters\":{\"n\":%d}}",
 					i) +
 		       1;
 	client_send_raw(c, many, len, NULL, 0);
 	pump(100);
-	check(n_slow == 1 && varlink_server_n_active(server) == 1 + VARLINK_DEFAULT_MAX_QUEUED,
-	      "queue limit: no more than the limit taken in behind a held call");
+	ok(n_slow == 1 && varlink_server_n_active(server) == 1 + VARLINK_DEFAULT_MAX_QUEUED,
+	   "queue limit: no more than the limit taken in behind a held call");
 	slow_reply_all();
 	a = client_recv(c, 3000);
-	ok = jint(a, "parameters", "n") == 100;
+	good = jint(a, "parameters", "n") == 100;
 	json_object_put(a);
 	for (int i = 0; i < 100; i++) {
 		a = client_recv(c, 3000);
-		ok = ok && jint(a, "parameters", "n") == i;
+		good = good && jint(a, "parameters", "n") == i;
 		json_object_put(a);
 	}
-	check(ok, "queue limit: all 100 answered in order once it drains");
+	ok(good, "queue limit: all 100 answered in order once it drains");
 	client_free(c);
 }
 
@@ -728,37 +717,38 @@ static void test_oneway_more(void)
 	json_object *a;
 
 	unsigned before = notes;
-	client_send(c, "{\"method\":\"io.mountd.Test.Note\",\"oneway\":true}");
-	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":9}}");
-	check(jint(a, "parameters", "n") == 9 && notes == before + 1,
-	      "oneway: method runs, no answer (next answer is the next call's)");
+	client_send(c, "{\"method\":\"org.example.Test.Note\",\"oneway\":true}");
+	a = call(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":9}}");
+	ok(jint(a, "parameters", "n") == 9 && notes == before + 1,
+	   "oneway: method runs, no answer (next answer is the next call's)");
 	json_object_put(a);
 
-	client_send(c, "{\"method\":\"io.mountd.Test.Stream\",\"parameters\":{\"count\":3},"
+	client_send(c, "{\"method\":\"org.example.Test.Stream\",\"parameters\":{\"count\":3},"
 		       "\"more\":true}");
-	bool ok = true;
+	bool good = true;
 	for (int i = 0; i < 3; i++) {
 		a = client_recv(c, 3000);
 		json_object *cont = NULL;
 		json_object_object_get_ex(a, "continues", &cont);
-		ok = ok && jint(a, "parameters", "i") == i && json_object_get_boolean(cont);
+		good = good && jint(a, "parameters", "i") == i && json_object_get_boolean(cont);
 		json_object_put(a);
 	}
 	a = client_recv(c, 3000);
 	json_object *cont = NULL;
 	json_object_object_get_ex(a, "continues", &cont);
-	ok = ok && jint(a, "parameters", "i") == 3 && !json_object_get_boolean(cont);
+	good = good && jint(a, "parameters", "i") == 3 && !json_object_get_boolean(cont);
 	json_object_put(a);
-	check(ok, "more: continues=true replies, then a final one");
+	ok(good, "more: continues=true replies, then a final one");
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Stream\",\"parameters\":{\"count\":3}}");
-	check(is_error(a, VARLINK_ERROR_EXPECTED_MORE, NULL, NULL),
-	      "streaming-only method without more: ExpectedMore");
+	a = call(c, "{\"method\":\"org.example.Test.Stream\",\"parameters\":{\"count\":3}}");
+	ok(is_error(a, VARLINK_ERROR_EXPECTED_MORE, NULL, NULL),
+	   "streaming-only method without more: ExpectedMore");
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":1},\"more\":true}");
-	check(jint(a, "parameters", "n") == 1 && !jhas(a, "continues"),
-	      "plain method called with more: one final reply");
+	a = call(c,
+		 "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":1},\"more\":true}");
+	ok(jint(a, "parameters", "n") == 1 && !jhas(a, "continues"),
+	   "plain method called with more: one final reply");
 	json_object_put(a);
 
 	client_free(c);
@@ -774,25 +764,25 @@ static void test_fds(void)
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		exit(2);
 	fstat(pfd[0], &st0);
-	const char *req = "{\"method\":\"io.mountd.Test.FdEcho\",\"parameters\":{\"fd\":0}}";
+	const char *req = "{\"method\":\"org.example.Test.FdEcho\",\"parameters\":{\"fd\":0}}";
 	client_send_raw(c, req, strlen(req) + 1, &pfd[0], 1);
 	a = client_recv(c, 3000);
-	check(jint(a, "parameters", "ino") == (int64_t)st0.st_ino,
-	      "fd passed to the server is the same file (fstat)");
+	ok(jint(a, "parameters", "ino") == (int64_t)st0.st_ino,
+	   "fd passed to the server is the same file (fstat)");
 	int64_t i0 = jint(a, "parameters", "fd"), i1 = jint(a, "parameters", "fresh");
-	bool ok = c->n_fds == 2 && i0 == 0 && i1 == 1 && fstat(c->fds[0], &st1) == 0 &&
-		  fstat(c->fds[1], &st2) == 0;
-	check(ok && st1.st_ino == st0.st_ino && st1.st_dev == st0.st_dev,
-	      "fd passed back to the client is the same file (fstat)");
-	check(ok && S_ISREG(st2.st_mode) && st2.st_ino != st0.st_ino,
-	      "server-created fd arrives with the reply");
+	bool good = c->n_fds == 2 && i0 == 0 && i1 == 1 && fstat(c->fds[0], &st1) == 0 &&
+		    fstat(c->fds[1], &st2) == 0;
+	ok(good && st1.st_ino == st0.st_ino && st1.st_dev == st0.st_dev,
+	   "fd passed back to the client is the same file (fstat)");
+	ok(good && S_ISREG(st2.st_mode) && st2.st_ino != st0.st_ino,
+	   "server-created fd arrives with the reply");
 	close_many(c->fds, c->n_fds);
 	c->n_fds = 0;
 	json_object_put(a);
 
-	a = call(c, "{\"method\":\"io.mountd.Test.FdEcho\",\"parameters\":{\"fd\":0}}");
-	check(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "fd"),
-	      "fd index without an fd: InvalidParameter");
+	a = call(c, "{\"method\":\"org.example.Test.FdEcho\",\"parameters\":{\"fd\":0}}");
+	ok(is_error(a, VARLINK_ERROR_INVALID_PARAMETER, "parameter", "fd"),
+	   "fd index without an fd: InvalidParameter");
 	json_object_put(a);
 
 	/* A message with fds right behind one without: the fds belong to the
@@ -800,13 +790,13 @@ static void test_fds(void)
 	int many[16];
 	for (int i = 0; i < 16; i++)
 		many[i] = pfd[1];
-	const char *plain = "{\"method\":\"io.mountd.Test.FdCount\"}";
+	const char *plain = "{\"method\":\"org.example.Test.FdCount\"}";
 	client_send(c, plain);
 	client_send_raw(c, plain, strlen(plain) + 1, many, 16);
 	a = client_recv(c, 3000);
 	json_object *b = client_recv(c, 3000);
-	check(jint(a, "parameters", "n") == 0 && jint(b, "parameters", "n") == 16,
-	      "fds attach to the message they were sent with; 16 fds accepted");
+	ok(jint(a, "parameters", "n") == 0 && jint(b, "parameters", "n") == 16,
+	   "fds attach to the message they were sent with; 16 fds accepted");
 	json_object_put(a);
 	json_object_put(b);
 
@@ -819,7 +809,7 @@ static void test_fds(void)
 		toomany[i] = pfd[1];
 	client_send_raw(c, plain, strlen(plain) + 1, toomany, 17);
 	a = client_recv(c, 3000);
-	check(!a && c->eof, "too many fds: disconnected without an answer");
+	ok(!a && c->eof, "too many fds: disconnected without an answer");
 	json_object_put(a);
 	client_free(c);
 
@@ -833,23 +823,23 @@ static void test_bad_input(void)
 	json_object *a;
 
 	c = client_new();
-	client_send(c, "{\"method\": \"io.mountd.Test.Echo\", oops}");
-	check(client_wait_eof(c, 3000) && c->len == 0, "malformed JSON: disconnect");
+	client_send(c, "{\"method\": \"org.example.Test.Echo\", oops}");
+	ok(client_wait_eof(c, 3000) && c->len == 0, "malformed JSON: disconnect");
 	client_free(c);
 
 	c = client_new();
 	client_send(c, "{\"parameters\":{}}");
-	check(client_wait_eof(c, 3000) && c->len == 0, "missing method: disconnect");
+	ok(client_wait_eof(c, 3000) && c->len == 0, "missing method: disconnect");
 	client_free(c);
 
 	c = client_new();
-	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":[]}");
-	check(client_wait_eof(c, 3000), "parameters not an object: disconnect");
+	client_send(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":[]}");
+	ok(client_wait_eof(c, 3000), "parameters not an object: disconnect");
 	client_free(c);
 
 	c = client_new();
-	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"oneway\":true,\"more\":true}");
-	check(client_wait_eof(c, 3000), "oneway together with more: disconnect");
+	client_send(c, "{\"method\":\"org.example.Test.Echo\",\"oneway\":true,\"more\":true}");
+	ok(client_wait_eof(c, 3000), "oneway together with more: disconnect");
 	client_free(c);
 
 	/* Over the size limit without a NUL yet. */
@@ -857,12 +847,12 @@ static void test_bad_input(void)
 	size_t big = MAX_MSG + 100;
 	char *buf = malloc(big);
 	memset(buf, ' ', big);
-	memcpy(buf, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"s\":\"", 51);
+	memcpy(buf, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"s\":\"", 51);
 	client_send_raw(c, buf, big, NULL, 0);
 	a = client_recv(c, 3000);
-	check(is_error(a, VARLINK_ERROR_MESSAGE_TOO_LARGE, NULL, NULL) &&
-		      jint(a, "parameters", "limit") == MAX_MSG && client_wait_eof(c, 3000),
-	      "oversize message: error, then disconnect");
+	ok(is_error(a, "org.example.Test.TooLarge", NULL, NULL) &&
+		   jint(a, "parameters", "limit") == MAX_MSG && client_wait_eof(c, 3000),
+	   "oversize message: error, then disconnect");
 	json_object_put(a);
 	client_free(c);
 
@@ -871,8 +861,8 @@ static void test_bad_input(void)
 	buf[big - 1] = 0;
 	client_send_raw(c, buf, big, NULL, 0);
 	a = client_recv(c, 3000);
-	check(is_error(a, VARLINK_ERROR_MESSAGE_TOO_LARGE, NULL, NULL) && client_wait_eof(c, 3000),
-	      "oversize complete message: error, then disconnect");
+	ok(is_error(a, "org.example.Test.TooLarge", NULL, NULL) && client_wait_eof(c, 3000),
+	   "oversize complete message: error, then disconnect");
 	json_object_put(a);
 	client_free(c);
 	free(buf);
@@ -881,15 +871,14 @@ static void test_bad_input(void)
 	c = client_new();
 	size_t n = MAX_MSG - 64;
 	buf = malloc(n + 1);
-	int k = snprintf(buf, n, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"s\":\"");
+	int k = snprintf(buf, n, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"s\":\"");
 	memset(buf + k, 'x', n - (size_t)k - 3);
 	memcpy(buf + n - 3, "\"}}", 3);
 	buf[n] = 0;
 	a = call(c, buf);
-	check(a && json_object_get_string_len(
-			   json_object_object_get(json_object_object_get(a, "parameters"), "s")) ==
-			      (int)(n - (size_t)k - 3),
-	      "large message under the limit accepted");
+	ok(a && json_object_get_string_len(json_object_object_get(
+			json_object_object_get(a, "parameters"), "s")) == (int)(n - (size_t)k - 3),
+	   "large message under the limit accepted");
 	json_object_put(a);
 	free(buf);
 	client_free(c);
@@ -901,25 +890,25 @@ static void test_hangup(void)
 	Client *c = client_new();
 	Client *other = client_new();
 
-	client_send(c, "{\"method\":\"io.mountd.Test.Hang\"}");
+	client_send(c, "{\"method\":\"org.example.Test.Hang\"}");
 	uint64_t end = now_ms() + 3000;
 	while (!hung_call && now_ms() < end)
 		pump_once();
-	check(hung_call != NULL, "long-running call started");
+	ok(hung_call != NULL, "long-running call started");
 	client_free(c);
 	end = now_ms() + 3000;
 	while (!hung_disconnected && now_ms() < end)
 		pump_once();
-	check(hung_disconnected && !hung_call, "client hang-up mid-call: disconnect callback");
+	ok(hung_disconnected && !hung_call, "client hang-up mid-call: disconnect callback");
 
 	/* A oneway call followed by close() still runs; the server cleans up. */
 	unsigned before = notes;
-	client_send(other, "{\"method\":\"io.mountd.Test.Note\",\"oneway\":true}");
+	client_send(other, "{\"method\":\"org.example.Test.Note\",\"oneway\":true}");
 	client_free(other);
 	pump(100);
-	check(notes == before + 1, "oneway call sent just before hang-up still runs");
-	check(varlink_server_n_connections(server) == 0 && varlink_server_n_active(server) == 0,
-	      "connections and calls released after hang-up");
+	ok(notes == before + 1, "oneway call sent just before hang-up still runs");
+	ok(varlink_server_n_connections(server) == 0 && varlink_server_n_active(server) == 0,
+	   "connections and calls released after hang-up");
 }
 
 static void test_idle_and_drain(void)
@@ -928,75 +917,103 @@ static void test_idle_and_drain(void)
 
 	unsigned idle_before = idle_calls;
 	Client *c = client_new();
-	a = call(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":1}}");
+	a = call(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":1}}");
 	json_object_put(a);
-	check(varlink_server_idle_since(server) == 0, "not idle while a client is connected");
+	ok(varlink_server_idle_since(server) == 0, "not idle while a client is connected");
 	client_free(c);
 	pump(50);
-	check(idle_calls == idle_before + 1 && varlink_server_idle_since(server) > 0,
-	      "idle callback when the last connection goes");
+	ok(idle_calls == idle_before + 1 && varlink_server_idle_since(server) > 0,
+	   "idle callback when the last connection goes");
 
 	/* Drain: a held call and a queued one on one connection, an idle
 	 * second connection. */
 	c = client_new();
 	Client *quiet = client_new();
-	client_send(c, "{\"method\":\"io.mountd.Test.Slow\",\"parameters\":{\"n\":1}}");
-	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":2}}");
+	client_send(c, "{\"method\":\"org.example.Test.Slow\",\"parameters\":{\"n\":1}}");
+	client_send(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":2}}");
 	pump(50);
-	check(n_slow == 1 && varlink_server_n_active(server) == 2, "drain: one held, one queued");
+	ok(n_slow == 1 && varlink_server_n_active(server) == 2, "drain: one held, one queued");
 
 	idle_before = idle_calls;
 	varlink_server_stop_accepting(server);
-	check(varlink_server_is_draining(server), "stop_accepting: draining");
+	ok(varlink_server_is_draining(server), "stop_accepting: draining");
 	pump(50);
-	check(client_wait_eof(quiet, 1000), "drain: an idle connection is closed");
+	ok(client_wait_eof(quiet, 1000), "drain: an idle connection is closed");
 	client_free(quiet);
 
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	strcpy(sa.sun_path, sock_path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	check(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno == ECONNREFUSED,
-	      "drain: new connections refused");
+	ok(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno == ECONNREFUSED,
+	   "drain: new connections refused");
 	safe_close(fd);
 
 	/* Requests sent after stop_accepting are not read. */
-	client_send(c, "{\"method\":\"io.mountd.Test.Echo\",\"parameters\":{\"n\":3}}");
+	client_send(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":3}}");
 	pump(50);
-	check(idle_calls == idle_before && varlink_server_n_active(server) == 2,
-	      "drain: not idle while calls remain");
+	ok(idle_calls == idle_before && varlink_server_n_active(server) == 2,
+	   "drain: not idle while calls remain");
 
 	slow_reply_all();
 	a = client_recv(c, 3000);
 	json_object *b = client_recv(c, 3000);
-	check(jint(a, "parameters", "n") == 100 && jint(b, "parameters", "n") == 2,
-	      "drain: held and queued calls finish");
+	ok(jint(a, "parameters", "n") == 100 && jint(b, "parameters", "n") == 2,
+	   "drain: held and queued calls finish");
 	json_object_put(a);
 	json_object_put(b);
-	check(client_wait_eof(c, 3000) && c->len == 0,
-	      "drain: connection closed, the late request was not run");
+	ok(client_wait_eof(c, 3000) && c->len == 0,
+	   "drain: connection closed, the late request was not run");
 	pump(20);
-	check(idle_calls == idle_before + 1 && varlink_server_n_active(server) == 0 &&
-		      varlink_server_n_connections(server) == 0,
-	      "drain: idle callback once everything is done");
+	ok(idle_calls == idle_before + 1 && varlink_server_n_active(server) == 0 &&
+		   varlink_server_n_connections(server) == 0,
+	   "drain: idle callback once everything is done");
 	client_free(c);
 }
 
-static void test_api_edges(void)
+static void test_api_edges(const char *dir)
 {
 	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
 	static const VarlinkMethod none[] = {{}};
+	char saved[sizeof(sock_path)], path[sizeof(sock_path)];
 	int r = varlink_server_new(&s, event, "v", "p", "1", "u");
-	check(r == 0, "second server");
-	check(varlink_server_add_interface(s, "interface nodots\n", none, NULL) == -EINVAL &&
-		      varlink_server_add_interface(s, "method X() -> ()\n", none, NULL) ==
-			      -EINVAL &&
-		      varlink_server_add_interface(s, "# c\n\ninterface a.b\n", none, NULL) == 0 &&
-		      varlink_server_add_interface(s, "interface a.b\n", none, NULL) == -EEXIST &&
-		      varlink_server_add_interface(s, "interface org.varlink.service\n", none,
-						   NULL) == -EEXIST,
-	      "add_interface parses and validates the interface line");
-	check(varlink_server_listen_path(s, "/nonexistent-dir/x.sock", 0600) == -ENOENT,
-	      "listen_path reports bind errors");
+	ok(r == 0, "second server");
+	snprintf(path, sizeof(path), "%s/edges.sock", dir);
+	ok(varlink_server_listen_path(s, path, 0600) == -EDESTADDRREQ && access(path, F_OK) < 0,
+	   "no listening before the service names its errno error");
+	ok(varlink_server_set_errno_error(s, "nodots") == -EINVAL &&
+		   varlink_server_set_too_large_error(s, "") == -EINVAL &&
+		   varlink_server_set_errno_error(s, "a.b.Error") == 0,
+	   "error names must be qualified");
+	ok(varlink_server_add_interface(s, "interface nodots\n", none, NULL) == -EINVAL &&
+		   varlink_server_add_interface(s, "method X() -> ()\n", none, NULL) == -EINVAL &&
+		   varlink_server_add_interface(s, "# c\n\ninterface a.b\n", none, NULL) == 0 &&
+		   varlink_server_add_interface(s, "interface a.b\n", none, NULL) == -EEXIST &&
+		   varlink_server_add_interface(s, "interface org.varlink.service\n", none, NULL) ==
+			   -EEXIST,
+	   "add_interface parses and validates the interface line");
+	ok(varlink_server_listen_path(s, "/nonexistent-dir/x.sock", 0600) == -ENOENT,
+	   "listen_path reports bind errors");
+
+	/* No too-large error named: such a request only ends the connection. */
+	ok(varlink_server_listen_path(s, path, 0600) == 0, "listens once named");
+	varlink_server_set_max_message_size(s, 64);
+	memcpy(saved, sock_path, sizeof(saved));
+	memcpy(sock_path, path, sizeof(sock_path));
+	{
+		Client *c = client_new();
+		char big[128];
+		json_object *a;
+
+		memset(big, ' ', sizeof(big));
+		client_send_raw(c, big, sizeof(big), NULL, 0);
+		a = client_recv(c, 3000);
+		ok(!a && client_wait_eof(c, 3000),
+		   "over the limit with no error named: closed without an answer");
+		json_object_put(a);
+		client_free(c);
+	}
+	memcpy(sock_path, saved, sizeof(sock_path));
+	unlink(path);
 }
 
 /* In a child (sd_listen_fds() reads the environment and fd 3): a socket
@@ -1023,7 +1040,8 @@ static int listen_auto_child(const char *dir)
 	setenv("LISTEN_PID", pid, 1);
 	setenv("LISTEN_FDS", "1", 1);
 
-	if (sd_event_new(&e) < 0 || varlink_server_new(&s, e, "v", "p", "1", "u") < 0)
+	if (sd_event_new(&e) < 0 || varlink_server_new(&s, e, "v", "p", "1", "u") < 0 ||
+	    varlink_server_set_errno_error(s, "v.Error") < 0)
 		return 0x80;
 	event = e; /* for pump() and the client helpers */
 	if (varlink_server_listen_auto(s, "/nonexistent/fallback.sock") != 1)
@@ -1047,6 +1065,7 @@ static int listen_auto_child(const char *dir)
 	VarlinkServer *s2 = NULL;
 	struct stat st;
 	if (varlink_server_new(&s2, e, "v", "p", "1", "u") < 0 ||
+	    varlink_server_set_errno_error(s2, "v.Error") < 0 ||
 	    varlink_server_listen_auto(s2, path) != 1 || stat(path, &st) < 0 ||
 	    (st.st_mode & 0777) != 0666)
 		fail |= 8;
@@ -1071,9 +1090,9 @@ static void test_listen_auto(const char *dir)
 	if (fail)
 		fprintf(stderr, "# listen_auto child: 0x%x\n", fail);
 	bool ran = fail != 0xff && !(fail & 0x80);
-	check(ran && !(fail & 3), "listen_auto uses a socket passed by systemd");
-	check(ran && !(fail & 4), "connection limit: the connection over it is closed");
-	check(ran && !(fail & 8), "listen_auto falls back to binding the path, mode 0666");
+	ok(ran && !(fail & 3), "listen_auto uses a socket passed by systemd");
+	ok(ran && !(fail & 4), "connection limit: the connection over it is closed");
+	ok(ran && !(fail & 8), "listen_auto falls back to binding the path, mode 0666");
 }
 
 int main(void)
@@ -1083,16 +1102,18 @@ int main(void)
 
 	if (!mkdtemp(dir))
 		return 2;
-	snprintf(sock_path, sizeof(sock_path), "%s/io.mountd.Test", dir);
+	snprintf(sock_path, sizeof(sock_path), "%s/org.example.Test", dir);
 
 	r = sd_event_new(&event);
 	if (r >= 0)
-		r = varlink_server_new(&server, event, "mountd project", "test", "1",
+		r = varlink_server_new(&server, event, "example project", "test", "1",
 				       "https://example.invalid/");
 	if (r >= 0)
 		r = varlink_server_add_interface(server, test_idl, test_methods, NULL);
 	if (r >= 0)
-		r = varlink_server_set_errno_error(server, "io.mountd.Test.Error");
+		r = varlink_server_set_errno_error(server, "org.example.Test.Error");
+	if (r >= 0)
+		r = varlink_server_set_too_large_error(server, "org.example.Test.TooLarge");
 	if (r >= 0)
 		r = varlink_server_set_idle_callback(server, on_idle, NULL);
 	if (r >= 0)
@@ -1104,8 +1125,8 @@ int main(void)
 	varlink_server_set_max_message_size(server, MAX_MSG);
 
 	struct stat st;
-	check(stat(sock_path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
-	      "listen_path creates the socket with the mode asked for");
+	ok(stat(sock_path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
+	   "listen_path creates the socket with the mode asked for");
 
 	test_basic();
 	test_framing();
@@ -1115,7 +1136,7 @@ int main(void)
 	test_bad_input();
 	test_hangup();
 	test_idle_and_drain();
-	test_api_edges();
+	test_api_edges(dir);
 	test_listen_auto(dir);
 
 	server = varlink_server_free(server);
@@ -1123,6 +1144,5 @@ int main(void)
 	unlink(sock_path);
 	rmdir(dir);
 
-	printf("1..%u\n", n_test);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }
