@@ -115,8 +115,6 @@ typedef struct BusCall {
 
 static BusCall *bus_call_free(BusCall *c)
 {
-	if (!c)
-		return NULL;
 	sd_bus_message_unref(c->m);
 	sd_bus_creds_unref(c->creds);
 	json_object_put(c->params);
@@ -125,11 +123,7 @@ static BusCall *bus_call_free(BusCall *c)
 	free(c);
 	return NULL;
 }
-
-static void bus_call_freep(BusCall **c)
-{
-	bus_call_free(*c);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(BusCall *, bus_call_free);
 
 static void set_field(BusCall *c, const char *path)
 {

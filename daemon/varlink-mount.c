@@ -25,19 +25,13 @@ typedef struct VmCall {
 
 static VmCall *vm_call_free(VmCall *v)
 {
-	if (v) {
-		varlink_call_unref(v->call);
-		free(v->fds);
-		free(v->groups);
-		free(v);
-	}
+	varlink_call_unref(v->call);
+	free(v->fds);
+	free(v->groups);
+	free(v);
 	return NULL;
 }
-
-static void vm_call_freep(VmCall **v)
-{
-	vm_call_free(*v);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(VmCall *, vm_call_free);
 
 static const OpsMethod *call_method(VarlinkCall *call)
 {
