@@ -12,6 +12,7 @@
 #include <fcntl.h>
 
 #include "ops-internal.h"
+#include "rights.h"
 #include "util.h"
 
 void ops_setattr_request_done(OpsSetattrRequest *r)
@@ -48,11 +49,17 @@ static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	const OpsSetattrRequest *r = userdata;
 	_cleanup_close_ int fd = -EBADF;
 	struct mount_attr a;
+	int k;
 
 	(void)reply;
 	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 	if (fd < 0)
 		return fd;
+	k = rights_check_owner(fd);
+	if (k < 0) {
+		mnt_log_fail(log, "owner");
+		return k;
+	}
 	ops_attributes_to_mount_attr(&r->attr, &a);
 	if (r->userns_fd >= 0) {
 		a.attr_set |= MOUNT_ATTR_IDMAP;
@@ -117,6 +124,10 @@ static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log
 	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 	if (fd < 0)
 		return fd;
+	if (rights_check_owner(fd) < 0) {
+		mnt_log_fail(log, "owner");
+		return -EPERM;
+	}
 	fs_fd = mnt_fspick(fd, "", FSPICK_EMPTY_PATH | FSPICK_NO_AUTOMOUNT, log);
 	if (fs_fd < 0)
 		return fs_fd;

@@ -12,6 +12,7 @@
 
 #include "loopdev.h"
 #include "ops-internal.h"
+#include "rights.h"
 #include "util.h"
 
 void ops_create_request_done(OpsCreateRequest *r)
@@ -85,15 +86,35 @@ int ops_create_validate(const OpsCreateRequest *r, const char **ret_field)
 	return ops_placement_validate(&r->place, ret_field);
 }
 
+static bool has_param(const OpsCreateRequest *r, const char *key)
+{
+	for (size_t i = 0; i < r->n_params; i++)
+		if (streq(r->params[i].key, key))
+			return true;
+	return false;
+}
+
 static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
 			MntLog *log)
 {
 	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
+	_cleanup_free_ char *device = NULL;
+	RightsSaved saved;
 	int k;
 
 	fs_fd = mnt_fsopen(fstype, log);
 	if (fs_fd < 0)
 		return fs_fd;
+	/* A device the caller names must be one it could open itself. */
+	if (source == r->source) {
+		k = rights_check_device(source, has_param(r, "ro"), &device);
+		if (k < 0) {
+			mnt_log_fail(log, "source");
+			return k;
+		}
+		if (device)
+			source = device;
+	}
 	if (source) {
 		MntParam p = {.type = MNT_PARAM_STRING,
 			      .key = (char *)"source",
@@ -108,8 +129,14 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 		if (k < 0)
 			return k;
 	}
+	/* The parameters' paths were resolved with the caller's rights as
+	 * they were set; the superblock is mountd's to make, as any mount it
+	 * makes (overlay, for one, needs its creator to reach its own work
+	 * directory, which it makes mode 0). */
+	saved = rights_suspend();
 	k = mnt_fsconfig_cmd(fs_fd, r->exclusive ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
 			     log);
+	rights_resume(&saved);
 	if (k < 0)
 		return k;
 
@@ -141,19 +168,23 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 		return k;
 
 	if (r->image.fd >= 0) {
+		/* The caller opened the image; the loop device over it is
+		 * mountd's to make (/dev/loop-control is root's). */
+		RightsSaved saved = rights_suspend();
+
 		k = loopdev_attach(r->image.fd, r->image.partition, r->image.partition_type, &loop,
 				   log);
-		if (k < 0)
-			return k;
-		source = loop.node;
-		if (!fstype) {
+		if (k >= 0 && !fstype) {
 			uint64_t start = mnt_step_start();
 
 			k = loopdev_probe_fstype(loop.node, &probed);
-			if (mnt_log_result(log, "probe", start, k) < 0)
-				return k;
+			(void)mnt_log_result(log, "probe", start, k);
 			fstype = probed;
 		}
+		rights_resume(&saved);
+		if (k < 0)
+			return k;
+		source = loop.node;
 	}
 
 	mnt_fd = create_mount(r, fstype, source, log);

@@ -17,6 +17,7 @@
 #include "base64.h"
 #include "ops-names.h"
 #include "ops-table.h"
+#include "rights.h"
 #include "util.h"
 
 /* ---- decoding: the fds of the request being decoded ------------------------ */
@@ -465,6 +466,8 @@ static void create_targets(void *p, OpsTargets *ret)
 		.target_field = "placement.namespace",
 		.fstype = r->fstype,
 		.attributes = r->attr.set,
+		.attr = &r->attr,
+		.new_mount = true,
 	};
 }
 
@@ -483,6 +486,20 @@ static void bind_targets(void *p, OpsTargets *ret)
 		.authorize_source = r->source_path,
 		.source_field = "sourceNamespace",
 		.attributes = r->attr.set,
+		.attr = &r->attr,
+		.new_mount = true,
+	};
+}
+
+static void setattr_targets(void *p, OpsTargets *ret)
+{
+	OpsSetattrRequest *r = p;
+
+	*ret = (OpsTargets){
+		.target = &r->ns,
+		.target_field = "namespace",
+		.attributes = r->attr.set,
+		.attr = &r->attr,
 	};
 }
 
@@ -492,7 +509,6 @@ static void bind_targets(void *p, OpsTargets *ret)
 		*ret = (OpsTargets){.target = &((_struct *)p)->ns, .target_field = "namespace"}; \
 	}
 NS_TARGETS(reconfigure_targets, OpsReconfigureRequest)
-NS_TARGETS(setattr_targets, OpsSetattrRequest)
 NS_TARGETS(move_targets, OpsMoveRequest)
 NS_TARGETS(unmount_targets, OpsUnmountRequest)
 NS_TARGETS(info_targets, OpsInfoRequest)
@@ -1087,9 +1103,64 @@ static int answer_error(const char *name, json_object *params, char **ret)
 	return answer(o, ret);
 }
 
+int ops_restrict_unprivileged(const OpsMethod *m, void *req, const char **ret_reason)
+{
+	const uint64_t kept = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	OpsTargets t = {};
+
+	*ret_reason = NULL;
+	if (m->targets)
+		m->targets(req, &t);
+	if (!t.attr)
+		return 0;
+	if (t.new_mount) {
+		t.attr->set |= kept;
+		t.attr->clear &= ~kept;
+		return 0;
+	}
+	if (t.attr->clear & kept) {
+		*ret_reason = "only root may clear nosuid or nodev";
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The caller's identity mountd put in the message; absent for root. */
+static int caller_rights(json_object *msg, Rights *ret, gid_t **ret_groups)
+{
+	json_object *c, *v;
+	size_t n;
+
+	*ret = (Rights){};
+	*ret_groups = NULL;
+	if (!json_object_object_get_ex(msg, "caller", &c))
+		return 0;
+	if (!json_object_object_get_ex(c, "uid", &v))
+		return -EBADMSG;
+	ret->uid = (uid_t)json_object_get_int64(v);
+	if (!json_object_object_get_ex(c, "gid", &v))
+		return -EBADMSG;
+	ret->gid = (gid_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(c, "groups", &v) && (n = json_object_array_length(v)) > 0) {
+		*ret_groups = calloc(n, sizeof(gid_t));
+		if (!*ret_groups)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			(*ret_groups)[i] =
+				(gid_t)json_object_get_int64(json_object_array_get_idx(v, i));
+		ret->groups = *ret_groups;
+		ret->n_groups = n;
+	}
+	/* Never root's rights by accident: the message names a non-root
+	 * caller or none. */
+	return ret->uid == 0 ? -EBADMSG : 0;
+}
+
 int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_reply, int **ret_fds,
 		      size_t *ret_n_fds)
 {
+	_cleanup_free_ gid_t *groups = NULL;
+	Rights rights;
 	_cleanup_json_ json_object *msg = NULL, *reply = NULL, *params = NULL;
 	_cleanup_(mnt_log_done) MntLog log = {};
 	_cleanup_free_ void *req = NULL;
@@ -1132,7 +1203,19 @@ int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_re
 			return r;
 		}
 	}
-	r = m->execute(req, &res, &log);
+	r = caller_rights(msg, &rights, &groups);
+	if (r >= 0 && rights.uid != 0) {
+		const char *reason;
+
+		r = ops_restrict_unprivileged(m, req, &reason);
+	}
+	if (r >= 0)
+		r = rights_enter(&rights);
+	if (r >= 0) {
+		r = m->execute(req, &res, &log);
+		rights_leave();
+	} else
+		mnt_log_fail(&log, "credentials");
 	/* The trace's reader sees EOF before the reply: no copy of the fd
 	 * may stay open here. */
 	mnt_log_trace_end(&log);

@@ -89,6 +89,10 @@ typedef struct OpsTargets {
 	const char *target_field, *source_field; /* their JSON paths */
 	const char *fstype;			 /* policy facts */
 	uint64_t attributes;
+	/* The attributes the request sets: of a new mount (Create, Bind)
+	 * or of an existing one (SetAttributes); NULL for the rest. */
+	OpsAttributes *attr;
+	bool new_mount;
 } OpsTargets;
 
 typedef struct OpsMethod {
@@ -171,5 +175,10 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
  * {"method": NAME, "parameters": {...}} with its fds; the answer is
  * {"parameters": {...}} or {"error": NAME, "parameters": {...}}.
  */
+/* What no non-root caller gets, whatever the policy says: new mounts are
+ * nosuid,nodev (forced into req), and only root clears either on a mount.
+ * -EPERM with *ret_reason for a request that asks for it. */
+int ops_restrict_unprivileged(const OpsMethod *m, void *req, const char **ret_reason);
+
 int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_reply, int **ret_fds,
 		      size_t *ret_n_fds);

@@ -215,6 +215,26 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	pending_dec();
 }
 
+/* A non-root caller's identity, for the worker to look paths up with
+ * (rights.h). */
+static int caller_to_json(const AuthCaller *caller, json_object *msg)
+{
+	json_object *c = json_object_new_object(), *groups = json_object_new_array();
+
+	if (!c || !groups) {
+		json_object_put(c);
+		json_object_put(groups);
+		return -ENOMEM;
+	}
+	json_object_object_add(c, "uid", json_object_new_int64(caller->id.uid));
+	json_object_object_add(c, "gid", json_object_new_int64(caller->id.gid));
+	for (size_t i = 0; i < caller->id.n_groups; i++)
+		json_object_array_add(groups, json_object_new_int64(caller->id.groups[i]));
+	json_object_object_add(c, "groups", groups);
+	json_object_object_add(msg, "caller", c);
+	return 0;
+}
+
 static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
 			 const AuthCaller *caller, int trace_fd)
 {
@@ -256,6 +276,11 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 		return -ENOMEM;
 	json_object_object_add(msg, "method", json_object_new_string(c->method->name));
 	json_object_object_add(msg, "parameters", TAKE_PTR(params));
+	if (caller->id.uid != 0) {
+		r = caller_to_json(caller, msg);
+		if (r < 0)
+			return r;
+	}
 	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
 	if (!text)
 		return -ENOMEM;
@@ -324,6 +349,15 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	}
 	*ret_trace_fd = f.trace_fd;
 
+	if (c->caller.id.uid != 0) {
+		const char *why;
+
+		r = ops_restrict_unprivileged(c->method, req, &why);
+		if (r == -EPERM) {
+			reason = strdup(why);
+			goto denied;
+		}
+	}
 	c->method->targets(req, t);
 	default_namespace(t->target, &c->caller);
 	default_namespace(t->source, &c->caller);

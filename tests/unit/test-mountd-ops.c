@@ -25,6 +25,7 @@
 #include "util.h"
 #include "base64.h"
 #include "ops-table.h"
+#include "rights.h"
 #include "worker.h"
 
 /* The adapter's IDL symbol, linked from the generated object in the daemon;
@@ -599,6 +600,118 @@ static void test_trace(void)
 	mnt_log_done(&log);
 }
 
+/* Paths looked up and made with the caller's rights, and back (rights.h). */
+static void test_rights(void)
+{
+	const Rights nobody = {.uid = 65534, .gid = 65534};
+	char dir[] = "/tmp/test-rights-XXXXXX", made[64], secret[64];
+	_cleanup_close_ int before = -EBADF, during = -EBADF, suspended = -EBADF, resumed = -EBADF,
+			    after = -EBADF;
+	struct stat st;
+	RightsSaved saved;
+
+	if (!mkdtemp(dir) || chmod(dir, 0777) < 0) {
+		ok(false, "a directory for the rights tests: %m");
+		return;
+	}
+	snprintf(made, sizeof(made), "%s/made", dir);
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	before = mkdir(secret, 0700) == 0 ? open(secret, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	ok(before >= 0, "root opens its own 0700 directory");
+
+	ok(rights_enter(&nobody) == 0, "a worker takes on the caller's filesystem identity");
+	ok(mkdir(made, 0755) == 0, "  and makes a directory where the caller may");
+	during = open(secret, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ok(during < 0 && errno == EACCES, "  but not into root's 0700 directory: EACCES");
+	{
+		_cleanup_close_ int mine = open(made, O_PATH | O_CLOEXEC);
+		_cleanup_free_ char *dev = NULL;
+		char inside[96];
+
+		ok(mine >= 0 && rights_check_owner(mine) == 0 &&
+			   rights_check_owner(before) == -EPERM,
+		   "the caller may change what it owns, not root's");
+		ok(rights_check_device("/dev/null", false, &dev) == 0 && !dev,
+		   "a source that is no block device is left to the filesystem");
+		snprintf(inside, sizeof(inside), "%s/dev", secret);
+		ok(rights_check_device(inside, false, &dev) == -EACCES,
+		   "a source where the caller cannot look is refused, device or not");
+		/* Block devices are root's (or disk's): not the caller's to mount. */
+		for (const char *const *d =
+			     (const char *const[]){"/dev/vda", "/dev/sda", "/dev/loop0", NULL};
+		     *d; d++) {
+			struct stat ds;
+
+			if (stat(*d, &ds) < 0 || !S_ISBLK(ds.st_mode) || (ds.st_mode & 0006))
+				continue;
+			ok(rights_check_device(*d, true, &dev) == -EACCES && !dev,
+			   "%s, a block device the caller cannot open, is refused", *d);
+			break;
+		}
+	}
+	saved = rights_suspend();
+	suspended = open(secret, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ok(suspended >= 0, "a step mountd takes as itself has its rights");
+	rights_resume(&saved);
+	resumed = open(secret, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ok(resumed < 0 && errno == EACCES, "  and the caller's are back after it");
+	rights_leave();
+
+	if (stat(made, &st) < 0)
+		st = (struct stat){};
+	ok(st.st_uid == 65534 && st.st_gid == 65534,
+	   "what was made with the caller's rights is the caller's: %u:%u", (unsigned)st.st_uid,
+	   (unsigned)st.st_gid);
+	after = open(secret, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ok(after >= 0, "after the request the worker is root again");
+	ok(rights_enter(&(Rights){.uid = 0}) == 0 && open(secret, O_PATH | O_CLOEXEC) >= 0,
+	   "root's requests keep root's rights");
+	rmdir(made);
+	rmdir(secret);
+	rmdir(dir);
+}
+
+/* What a non-root caller's request cannot ask for, whatever the policy. */
+static void test_restrict_unprivileged(void)
+{
+	const OpsMethod *create = ops_method_find("Create"), *bind = ops_method_find("Bind"),
+			*setattr = ops_method_find("SetAttributes"),
+			*info = ops_method_find("Info");
+	OpsCreateRequest c;
+	OpsBindRequest b;
+	OpsSetattrRequest a;
+	OpsInfoRequest i;
+	const char *why;
+	int r;
+
+	create->request_init(&c);
+	c.attr.clear = MOUNT_ATTR_NOSUID;
+	ok(ops_restrict_unprivileged(create, &c, &why) == 0 &&
+		   (c.attr.set & (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
+			   (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) &&
+		   !(c.attr.clear & MOUNT_ATTR_NOSUID),
+	   "Create: nosuid,nodev forced, even against a request to clear them");
+	create->request_done(&c);
+	bind->request_init(&b);
+	ok(ops_restrict_unprivileged(bind, &b, &why) == 0 &&
+		   (b.attr.set & (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
+			   (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV),
+	   "Bind: nosuid,nodev forced");
+	bind->request_done(&b);
+	setattr->request_init(&a);
+	a.attr.set = MOUNT_ATTR_RDONLY;
+	ok(ops_restrict_unprivileged(setattr, &a, &why) == 0 && a.attr.set == MOUNT_ATTR_RDONLY,
+	   "SetAttributes: setting others is left as asked");
+	a.attr.clear = MOUNT_ATTR_NODEV;
+	r = ops_restrict_unprivileged(setattr, &a, &why);
+	ok(r == -EPERM && why && strstr(why, "root"),
+	   "SetAttributes: clearing nodev is refused: %s", strna(why));
+	setattr->request_done(&a);
+	info->request_init(&i);
+	ok(ops_restrict_unprivileged(info, &i, &why) == 0, "Info: nothing to restrict");
+	info->request_done(&i);
+}
+
 int main(void)
 {
 	/* This process plays an executor worker sitting in its own namespace:
@@ -619,6 +732,8 @@ int main(void)
 	test_json_params();
 	test_worker();
 	test_trace();
+	test_rights();
+	test_restrict_unprivileged();
 	test_mount_layer();
 	return tap_done();
 }

@@ -1,0 +1,150 @@
+#!/bin/bash
+# mountd as an unprivileged user would try to turn it against the host:
+# each attempt is judged by its effects — the mount tables of pid 1 and of
+# the user's container before and after, what exists on disk and who owns
+# it, a mount's options — not by the error alone.  The policy is a broad
+# one of the kind mountd.policy(5) invites (anything in namespaces the user
+# owns), so what holds here holds because of the caller's rights and the
+# limits no rule lifts, not because the policy said no.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mountd-lib.sh"
+
+USER_ID=1000
+getent passwd $USER_ID >/dev/null ||
+	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
+as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
+vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
+# The call fails; its error (stderr) is the output to match.
+vdenied() { ! vcall "$@" 2>&1; }
+# The call's output, whether it failed or not (busctl prints errors).
+bus_info() {
+	as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager Info \
+		'sa{sv}' "$1" 0 2>&1
+	true
+}
+mounts_of() { awk '{print $5, $9, $6}' /proc/$1/mountinfo | sort; }
+snapshot() { mounts_of 1 >"$work/host.$1"; mounts_of $container >"$work/ctr.$1"; }
+unchanged() { cmp -s "$work/host.$1" <(mounts_of 1) && cmp -s "$work/ctr.$1" <(mounts_of $container); }
+in_ctr() { nsenter -t $container -m "$@"; }
+export -f in_ctr
+options_of() { in_ctr findmnt -n -o VFS-OPTIONS "$1"; }
+
+# Root's secrets: a 0700 directory with a 0600 file in it.
+mkdir -p /root/secret-dir && chmod 0700 /root /root/secret-dir
+echo "root only" >/root/secret-dir/file && chmod 0600 /root/secret-dir/file
+rm -rf /tmp/ctr && mkdir -p /tmp/ctr/mine /tmp/ctr/ov/u /tmp/ctr/ov/w /tmp/ctr/ov/l &&
+	chmod 0777 /tmp/ctr && chown -R $USER_ID:$USER_ID /tmp/ctr/mine /tmp/ctr/ov
+
+# The user's rootless container (setpriv itself in the background, not a
+# shell function: $! must be the process that ends up in the namespaces).
+setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+	unshare -Ur --mount --propagation private sleep infinity &
+container=$!
+export container
+for _ in $(seq 50); do
+	[ "$(readlink /proc/$container/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
+	sleep 0.1
+done
+
+export MOUNTD_POLICY=$work/policy
+cat >"$MOUNTD_POLICY" <<'POLICY'
+allow user=1000 method=* namespace=owned
+allow user=1000 method=Info,List,Bind namespace=own
+POLICY
+check "mountd starts with a broad policy" start_mountd
+chmod 0666 $SOCK
+snapshot start
+
+# --- Info is no oracle for what exists where the user cannot look
+vdenied Info '{"path":"/root/secret-dir/file"}' >"$work/info-exists"
+vdenied Info '{"path":"/root/secret-dir/nothing-here"}' >"$work/info-missing"
+check_output "Info on a root-only file: EACCES" 'EACCES' cat "$work/info-exists"
+check "  and a file that does not exist there answers the same" \
+	bash -c "! grep -q ENOENT '$work/info-missing' && grep -q EACCES '$work/info-missing'"
+check_output "D-Bus: Info on a root-only file is refused too" 'Permission denied|EACCES' \
+	bus_info /root/secret-dir/file
+
+# --- mount points: looked up and made with the user's rights
+ctr_json() { # fstype path extra-json
+	printf '{"fsType":"%s","placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}%s}' \
+		"$1" $container "$2" "$3"
+}
+check_output "a mount point created in root's directory: EACCES" 'EACCES' \
+	vdenied Create "$(ctr_json tmpfs /root/secret-dir/planted)"
+check_fails "  nothing was created there" test -e /root/secret-dir/planted
+check "  no mount table changed" unchanged start
+
+check_output "a tmpfs in the user's own container" '"mountId"' \
+	vcall Create "$(ctr_json tmpfs /tmp/ctr/t)"
+check_output "  its mount point was made by the user, not root" "^$USER_ID$" stat -c %u /tmp/ctr/t
+check_output "  nosuid and nodev though the request asked for neither" 'nosuid.*nodev|nodev.*nosuid' \
+	options_of /tmp/ctr/t
+check_output "clearing nosuid on it is refused" 'PermissionDenied' \
+	vdenied SetAttributes "{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/t\",\"attributes\":{\"noSuid\":false}}"
+check_output "  and the mount is still nosuid" 'nosuid' options_of /tmp/ctr/t
+
+# --- changes only to what the user made: superblocks and mounts that merely
+# appear in the user's container (the host's root filesystem) stay out of reach
+reconf_json() { # path key value
+	printf '{"namespace":{"pid":%d},"path":"%s","parameters":[{"key":"%s","type":"string","value":"%s"}]}' \
+		$container "$1" "$2" "$3"
+}
+check_output "Reconfigure of the user's own tmpfs works" '^\{' \
+	vcall Reconfigure "$(reconf_json /tmp/ctr/t size 2m)"
+check_output "  the superblock changed" 'size=2048k' in_ctr findmnt -n -o FS-OPTIONS /tmp/ctr/t
+root_sb=$(findmnt -n -o FS-OPTIONS /)
+check_output "Reconfigure of the host's root filesystem from the container is refused" \
+	'MountFailed|PermissionDenied' vdenied Reconfigure "$(reconf_json / commit 7)"
+check "  the host's root superblock is as it was" test "$(findmnt -n -o FS-OPTIONS /)" = "$root_sb"
+check_output "SetAttributes read-only on the container's / is refused" \
+	'MountFailed|PermissionDenied' \
+	vdenied SetAttributes "{\"namespace\":{\"pid\":$container},\"path\":\"/\",\"attributes\":{\"readOnly\":true}}"
+check_fails "  and / there is not read-only" bash -c "in_ctr findmnt -n -o VFS-OPTIONS / | grep -qw ro"
+check_output "asking to clear nodev at creation changes nothing" \
+	'InvalidParameter|PermissionDenied' \
+	vdenied Create "$(ctr_json tmpfs /tmp/ctr/t2 ',"attributes":{"noDev":false}')"
+check_fails "  nothing mounted there" in_ctr mountpoint -q /tmp/ctr/t2
+
+# --- bind sources: read with the user's rights
+check_output "binding root's 0700 directory into the container: EACCES" 'EACCES' \
+	vdenied Bind "{\"sourcePath\":\"/root/secret-dir\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/b\",\"create\":\"directory\"}}"
+check_fails "  nothing mounted at the target" in_ctr mountpoint -q /tmp/ctr/b
+check_fails "  and the secret is not readable in the container" \
+	in_ctr cat /tmp/ctr/b/file
+check_output "binding a directory the user owns works" '"mountId"' \
+	vcall Bind "{\"sourcePath\":\"/tmp/ctr/mine\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/bm\",\"create\":\"directory\"}}"
+check_output "  nosuid,nodev there too" 'nosuid.*nodev|nodev.*nosuid' options_of /tmp/ctr/bm
+
+# --- paths inside filesystem parameters: the kernel resolves them with the
+# user's rights, in the target namespace
+ov_json() { # lowerdir
+	printf '{"fsType":"overlay","source":"attack","parameters":[{"key":"lowerdir","type":"string","value":"%s"},{"key":"upperdir","type":"string","value":"/tmp/ctr/ov/u"},{"key":"workdir","type":"string","value":"/tmp/ctr/ov/w"}],"placement":{"namespace":{"pid":%d},"path":"/tmp/ctr/o","create":"directory"}}' \
+		"$1" $container
+}
+check_output "an overlay with root's directory as lowerdir is refused" 'MountFailed' \
+	vdenied Create "$(ov_json /root/secret-dir)"
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/o
+check_output "an overlay of the user's own directories works" '"mountId"' \
+	vcall Create "$(ov_json /tmp/ctr/ov/l)"
+
+# --- devices: only those the user could open
+check_output "the host's disk mounted in the container by path: EACCES" 'EACCES' \
+	vdenied Create "{\"fsType\":\"ext4\",\"source\":\"$(findmnt -n -o SOURCE /)\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/disk\",\"create\":\"directory\"}}"
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/disk
+
+# --- the host is not the user's
+check_output "a tmpfs in the host's namespace is refused" 'PermissionDenied' \
+	vdenied Create '{"fsType":"tmpfs","placement":{"namespace":{"pid":1},"path":"/tmp/ctr/host"}}'
+check "  pid 1's mount table is as it was" cmp -s "$work/host.start" <(mounts_of 1)
+
+# --- nothing is left behind
+for m in /tmp/ctr/o /tmp/ctr/bm /tmp/ctr/t; do
+	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"$m\"}" >/dev/null 2>&1
+done
+check "after unmounting, both mount tables are as they were" unchanged start
+check_fails "root's directory holds nothing new" test -e /root/secret-dir/planted
+
+stop_mountd
+kill $container 2>/dev/null
+rm -rf /root/secret-dir /tmp/ctr "$work"
+done_testing
