@@ -158,7 +158,7 @@ struct VarlinkServer {
 	unsigned n_pending_calls; /* unanswered calls in existence */
 	unsigned n_queued;	  /* requests read, not yet dispatched */
 	size_t max_message_size;
-	unsigned max_fds, max_connections, max_queued;
+	unsigned max_fds, max_connections, max_connections_per_uid, max_queued;
 	bool draining;
 	void (*idle_cb)(VarlinkServer *, void *);
 	void *idle_userdata;
@@ -1373,10 +1373,28 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 			log_vl(SD_WARNING, "accept failed: %m");
 		return 0;
 	}
-	if (s->n_connections >= s->max_connections) {
-		log_vl(SD_WARNING, "too many connections (%u), refusing a new one",
-		       s->n_connections);
+	/* The limits keep users from crowding each other (and root) out;
+	 * root itself is not counted: it could do whatever it asks anyway. */
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0 || len != sizeof(uc))
 		return 0;
+	if (uc.uid != 0) {
+		unsigned mine = 0;
+		Connection *c;
+
+		LIST_FOREACH(c, &s->connections, link)
+		mine += c->have_ucred && c->ucred.uid == uc.uid;
+		if (s->n_connections >= s->max_connections) {
+			log_vl(SD_WARNING, "too many connections (%u), refusing uid %u",
+			       s->n_connections, (unsigned)uc.uid);
+			return 0;
+		}
+		if (mine >= s->max_connections_per_uid) {
+			log_vl(SD_WARNING, "uid %u has %u connections already, refusing another",
+			       (unsigned)uc.uid, mine);
+			return 0;
+		}
 	}
 	int r = conn_new(s, TAKE_FD(cfd));
 	if (r < 0)
@@ -1407,6 +1425,7 @@ int varlink_server_new(VarlinkServer **ret, sd_event *event, const char *vendor,
 	s->max_message_size = VARLINK_DEFAULT_MAX_MESSAGE_SIZE;
 	s->max_fds = VARLINK_DEFAULT_MAX_FDS;
 	s->max_connections = VARLINK_DEFAULT_MAX_CONNECTIONS;
+	s->max_connections_per_uid = VARLINK_DEFAULT_MAX_CONNECTIONS_PER_UID;
 	s->max_queued = VARLINK_DEFAULT_MAX_QUEUED;
 	s->idle_since = now_usec();
 
@@ -1703,4 +1722,10 @@ void varlink_server_set_max_connections(VarlinkServer *s, unsigned n)
 {
 	if (s && n > 0)
 		s->max_connections = n;
+}
+
+void varlink_server_set_max_connections_per_uid(VarlinkServer *s, unsigned n)
+{
+	if (s && n > 0)
+		s->max_connections_per_uid = n;
 }

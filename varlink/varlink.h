@@ -68,9 +68,10 @@ typedef struct JsonDispatch JsonDispatch; /* json-dispatch.h */
 #define VARLINK_ERROR_EXPECTED_MORE	     "org.varlink.service.ExpectedMore"
 
 /* Defaults of the limits (each settable, see below). */
-#define VARLINK_DEFAULT_MAX_MESSAGE_SIZE (16U * 1024 * 1024)
-#define VARLINK_DEFAULT_MAX_FDS		 16U
-#define VARLINK_DEFAULT_MAX_CONNECTIONS	 1024U
+#define VARLINK_DEFAULT_MAX_MESSAGE_SIZE	(16U * 1024 * 1024)
+#define VARLINK_DEFAULT_MAX_FDS			16U
+#define VARLINK_DEFAULT_MAX_CONNECTIONS		1024U
+#define VARLINK_DEFAULT_MAX_CONNECTIONS_PER_UID 64U
 /* Pipelined requests queued per connection before we stop reading. */
 #define VARLINK_DEFAULT_MAX_QUEUED 64U
 
@@ -149,7 +150,10 @@ int varlink_server_set_errno_error(VarlinkServer *s, const char *error);
 int varlink_server_set_too_large_error(VarlinkServer *s, const char *error);
 void varlink_server_set_max_message_size(VarlinkServer *s, size_t size);
 void varlink_server_set_max_fds(VarlinkServer *s, unsigned n); /* at most 253 (SCM_MAX_FD) */
+/* Connections beyond either limit are closed at once; root's connections
+ * are not counted against either (root could do all it asks itself). */
 void varlink_server_set_max_connections(VarlinkServer *s, unsigned n);
+void varlink_server_set_max_connections_per_uid(VarlinkServer *s, unsigned n);
 
 /* ---- calls ---- */
 

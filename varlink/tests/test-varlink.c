@@ -9,6 +9,8 @@
  */
 
 #include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -1054,8 +1056,9 @@ static int listen_auto_child(const char *dir)
 	if (!streq_ptr(jstr(a, "parameters", "product"), "p"))
 		fail |= 2;
 	json_object_put(a);
+	/* Root is not counted (the limits are tried as nobody below). */
 	Client *c2 = client_new();
-	if (!client_wait_eof(c2, 2000))
+	if (client_wait_eof(c2, 500))
 		fail |= 4;
 	client_free(c2);
 	client_free(c1);
@@ -1091,8 +1094,94 @@ static void test_listen_auto(const char *dir)
 		fprintf(stderr, "# listen_auto child: 0x%x\n", fail);
 	bool ran = fail != 0xff && !(fail & 0x80);
 	ok(ran && !(fail & 3), "listen_auto uses a socket passed by systemd");
-	ok(ran && !(fail & 4), "connection limit: the connection over it is closed");
+	ok(ran && !(fail & 4), "connection limit: root's connections are not counted");
 	ok(ran && !(fail & 8), "listen_auto falls back to binding the path, mode 0666");
+}
+
+/* A connection from uid 65534 in a child: reports 'E' on pipe fd when the
+ * server closed it within 1.5 s, 'O' when it stayed open; then holds it
+ * until killed. */
+static pid_t nobody_client(int report)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char c = 'X', buf[1];
+
+	strcpy(sa.sun_path, sock_path);
+	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 || fd < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		_exit(write(report, &c, 1) == 1 ? 1 : 2);
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	c = poll(&p, 1, 1500) == 1 && read(fd, buf, 1) == 0 ? 'E' : 'O';
+	if (write(report, &c, 1) != 1)
+		_exit(2);
+	pause();
+	_exit(0);
+}
+
+/* Runs the server until the child reports; its answer. */
+static char await_report(int report)
+{
+	uint64_t end = now_ms() + 5000;
+	char c;
+
+	while (now_ms() < end) {
+		if (read(report, &c, 1) == 1)
+			return c;
+		(void)sd_event_run(event, 50 * 1000);
+	}
+	return '?';
+}
+
+static void test_connection_limits(const char *dir)
+{
+	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+	char saved[sizeof(sock_path)];
+	pid_t pids[3];
+	int p[2];
+	char first, second, third;
+
+	memcpy(saved, sock_path, sizeof(saved));
+	snprintf(sock_path, sizeof(sock_path), "%s/limits.sock", dir);
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 || chmod(dir, 0755) < 0 ||
+	    varlink_server_new(&s, event, "v", "p", "1", "u") < 0 ||
+	    varlink_server_set_errno_error(s, "v.Error") < 0 ||
+	    varlink_server_listen_path(s, sock_path, 0666) < 0) {
+		ok(false, "setup for the connection limits: %m");
+		memcpy(sock_path, saved, sizeof(sock_path));
+		return;
+	}
+	varlink_server_set_max_connections_per_uid(s, 2);
+	pids[0] = nobody_client(p[1]);
+	first = await_report(p[0]);
+	pids[1] = nobody_client(p[1]);
+	second = await_report(p[0]);
+	pids[2] = nobody_client(p[1]);
+	third = await_report(p[0]);
+	ok(first == 'O' && second == 'O', "a user's connections up to its limit stay open");
+	ok(third == 'E', "the one over it is closed at once: %c", third);
+	{
+		Client *c = client_new();
+		json_object *a = call(c, "{\"method\":\"org.varlink.service.GetInfo\"}");
+
+		ok(a && !jhas(a, "error"), "root still gets in and is answered");
+		json_object_put(a);
+		client_free(c);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(pids); i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+	pump(100);
+	close(p[0]);
+	close(p[1]);
+	unlink(sock_path);
+	chmod(dir, 0700);
+	memcpy(sock_path, saved, sizeof(sock_path));
 }
 
 int main(void)
@@ -1137,6 +1226,7 @@ int main(void)
 	test_hangup();
 	test_idle_and_drain();
 	test_api_edges(dir);
+	test_connection_limits(dir);
 	test_listen_auto(dir);
 
 	server = varlink_server_free(server);
