@@ -30,7 +30,7 @@ void request_answer_done(RequestAnswer *a);
 
 typedef struct RequestCall {
 	const OpsMethod *method;
-	json_object *parameters; /* borrowed */
+	json_object *parameters; /* borrowed until done() */
 	int *fds;		 /* borrowed until done() */
 	size_t n_fds;
 	AuthCaller caller; /* borrowed */

@@ -19,6 +19,9 @@
 
 typedef struct VmCall {
 	VarlinkCall *call;
+	/* The server lends them for the callback only; the answer (and its
+	 * audit record) may come later. */
+	json_object *parameters;
 	int *fds; /* borrowed from the call */
 	gid_t *groups;
 } VmCall;
@@ -26,6 +29,7 @@ typedef struct VmCall {
 static VmCall *vm_call_free(VmCall *v)
 {
 	varlink_call_unref(v->call);
+	json_object_put(v->parameters);
 	free(v->fds);
 	free(v->groups);
 	free(v);
@@ -52,6 +56,7 @@ static int vm_call_new(VarlinkCall *call, json_object *parameters, RequestCall *
 	if (!v)
 		return -ENOMEM;
 	v->call = varlink_call_ref(call);
+	v->parameters = json_object_get(parameters);
 	v->fds = calloc(n ?: 1, sizeof(int));
 	if (!v->fds)
 		return -ENOMEM;
@@ -62,7 +67,7 @@ static int vm_call_new(VarlinkCall *call, json_object *parameters, RequestCall *
 		return r;
 	*rc = (RequestCall){
 		.method = call_method(call),
-		.parameters = parameters,
+		.parameters = v->parameters,
 		.fds = v->fds,
 		.n_fds = n,
 		.caller = {.id = {.uid = uc.uid, .gid = uc.gid}, .pid = uc.pid},
