@@ -402,6 +402,45 @@ static int args_to_json(BusCall *c, const OpsMethod *m)
 	return m->bus_no_options ? 0 : dict_to_json(c, "", c->params);
 }
 
+/* The sender as a pidfd the bus daemon took when it connected (the
+ * ProcessFD credential of dbus-daemon >= 1.15.8 and dbus-broker), so that
+ * no pid is ever looked up again.  Older bus daemons: a pidfd opened from
+ * the pid right now, which then must still name that pid's process. */
+static int sender_pidfd(sd_bus_message *m, pid_t pid)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *sender = sd_bus_message_get_sender(m);
+	int r, fd = -EBADF;
+	pid_t got;
+
+	r = sender ? sd_bus_call_method(sd_bus_message_get_bus(m), "org.freedesktop.DBus",
+					"/org/freedesktop/DBus", "org.freedesktop.DBus",
+					"GetConnectionCredentials", NULL, &reply, "s", sender)
+		   : -ENXIO;
+	if (r >= 0)
+		r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+	while (r > 0 && fd < 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+		const char *key;
+		int h;
+
+		r = sd_bus_message_read(reply, "s", &key);
+		if (r >= 0 && streq(key, "ProcessFD")) {
+			r = sd_bus_message_read(reply, "v", "h", &h);
+			if (r >= 0)
+				fd = fcntl(h, F_DUPFD_CLOEXEC, 3);
+		} else if (r >= 0)
+			r = sd_bus_message_skip(reply, "v");
+		if (r >= 0)
+			r = sd_bus_message_exit_container(reply);
+	}
+	if (fd < 0)
+		fd = pidfd_open(pid, 0);
+	/* Either way it must be the process the credentials were for. */
+	if (fd >= 0 && (ops_pidfd_get_pid(fd, &got) < 0 || got != pid))
+		fd = safe_close(fd);
+	return fd;
+}
+
 /* Who sent it: the bus daemon vouches for the uid (the effective one is
  * there only when sd-bus could read it itself); without it the call fails:
  * the policy never guesses who asked.  dbus-daemon sends no gid: then the
@@ -435,9 +474,7 @@ static int caller_of(BusCall *c, AuthCaller *ret)
 		ret->id.groups = groups;
 		ret->id.n_groups = (size_t)n;
 	}
-	/* Taken as early as we can, so that the pid cannot be recycled under
-	 * us between here and the operation. */
-	c->caller_pidfd = pidfd_open(ret->pid, 0);
+	c->caller_pidfd = sender_pidfd(c->m, ret->pid);
 	ret->pidfd = c->caller_pidfd >= 0 ? c->caller_pidfd : -EBADF;
 	return 0;
 }

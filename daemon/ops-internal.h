@@ -27,7 +27,6 @@ static inline void *mfree(void *p)
 /* A field name built at run time; valid until the next call. */
 const char *ops_field(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-int ops_pidfd_get_pid(int pidfd, pid_t *ret);
 /* The mount namespace of a process (by pidfd when >= 0, else by pid) as an
  * nsfs fd; -ESRCH when the pidfd's process is gone. */
 int ops_process_mntns(pid_t pid, int pidfd);

@@ -9,6 +9,7 @@
 #include <sys/pidfd.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "executor.h"
 #include "ops-internal.h"
 #include "request.h"
@@ -34,6 +35,9 @@ void request_answer_done(RequestAnswer *a)
 
 static void answer(const RequestCall *c, RequestAnswer *a)
 {
+	/* Before done(), which may take the answer's parameters. */
+	audit_request(&c->caller, c->method ? c->method->name : "?", c->parameters, a->error,
+		      a->error ? a->parameters : NULL);
 	c->done(a, c->userdata);
 	request_answer_done(a);
 }

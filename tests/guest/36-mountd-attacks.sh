@@ -13,6 +13,8 @@ USER_ID=1000
 getent passwd $USER_ID >/dev/null ||
 	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
 as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
+export -f as_user
+export USER_ID
 vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
 # The call fails; its error (stderr) is the output to match.
 vdenied() { ! vcall "$@" 2>&1; }
@@ -131,6 +133,67 @@ check_output "an overlay of the user's own directories works" '"mountId"' \
 check_output "the host's disk mounted in the container by path: EACCES" 'EACCES' \
 	vdenied Create "{\"fsType\":\"ext4\",\"source\":\"$(findmnt -n -o SOURCE /)\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/disk\",\"create\":\"directory\"}}"
 check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/disk
+
+# --- the same over D-Bus
+bus() { # method signature args...: output, whether the call failed or not
+	as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager "$@" 2>&1
+	true
+}
+check_output "D-Bus: a mount point in root's directory: refused" 'Permission denied|EACCES' \
+	bus Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 3 namespace a{sv} 1 pid u $container \
+	path s /root/secret-dir/bus-planted create s directory
+check_fails "  nothing was created there" test -e /root/secret-dir/bus-planted
+check_output "D-Bus: binding root's 0700 directory: refused" 'Permission denied|EACCES' \
+	bus Bind 'sa{sv}' /root/secret-dir 1 placement a{sv} 3 namespace a{sv} 1 pid u $container \
+	path s /tmp/ctr/bus-b create s directory
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/bus-b
+check_output "D-Bus: remounting the host's root filesystem from the container: refused" \
+	'Operation not permitted|EPERM|denied' \
+	bus Reconfigure 'sa(ssv)a{sv}' / 1 commit string s 7 1 namespace a{sv} 1 pid u $container
+check "  the host's root superblock is as it was" test "$(findmnt -n -o FS-OPTIONS /)" = "$root_sb"
+
+# --- the host's mounts: neither listed nor touched
+rootns=$(new_mntns)
+check_output "listing the mounts of root's private namespace is refused" 'PermissionDenied' \
+	vdenied List "{\"namespace\":{\"pid\":$rootns}}"
+check_output "  watching them too" 'PermissionDenied' \
+	bash -c "! as_user varlinkctl call --more $SOCK io.mountd.Mount.Watch '{\"namespace\":{\"pid\":$rootns}}' 2>&1"
+kill $rootns
+check_output "unmounting the host's /tmp is refused" 'PermissionDenied' \
+	vdenied Unmount '{"namespace":{"pid":1},"path":"/tmp"}'
+check_output "moving a host mount is refused" 'PermissionDenied' \
+	vdenied Move '{"namespace":{"pid":1},"from":"/tmp","to":"/mnt"}'
+check "  pid 1's mount table is as it was" cmp -s "$work/host.start" <(mounts_of 1)
+
+# --- limits: one user cannot use up what others need
+check_output "a user holding 80 connections gets no more than 64" '^64 ' \
+	as_user python3 -c '
+import socket, time
+socks, kept = [], 0
+for _ in range(80):
+    s = socket.socket(socket.AF_UNIX); s.connect("'$SOCK'"); socks.append(s)
+time.sleep(1)
+for s in socks:
+    s.setblocking(False)
+    try:
+        kept += s.recv(1) != b""
+    except BlockingIOError:
+        kept += 1
+print(kept, "kept")
+time.sleep(0.1)'
+check_output "  while root is still answered" '"mounts"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.List '{}'
+check_output "a message over mountd's limit is answered MessageTooLarge" 'MessageTooLarge' \
+	as_user python3 -c '
+import socket
+s = socket.socket(socket.AF_UNIX); s.connect("'$SOCK'")
+try:
+    s.sendall(b"{\"method\":\"io.mountd.Mount.List\",\"parameters\":{\"x\":\"" + b"x" * (17 << 20))
+except OSError:
+    pass  # mountd may close before it has read it all
+print(s.recv(4096).decode())'
+check_output "  and mountd still answers" '"mounts"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.List '{}'
 
 # --- the host is not the user's
 check_output "a tmpfs in the host's namespace is refused" 'PermissionDenied' \

@@ -24,10 +24,10 @@ check "mountd runs in the host's mount namespace" \
 	test "$(readlink /proc/$pid/ns/mnt)" = "$(readlink /proc/1/ns/mnt)"
 check_output "no new privileges" "^NoNewPrivs:[[:space:]]+1$" grep NoNewPrivs /proc/$pid/status
 check_output "a seccomp filter is installed" "^Seccomp:[[:space:]]+2$" grep "^Seccomp:" /proc/$pid/status
-# CAP_DAC_OVERRIDE(1) CAP_DAC_READ_SEARCH(2) CAP_SYS_CHROOT(18)
-# CAP_SYS_PTRACE(19) CAP_SYS_ADMIN(21), nothing else.
-check_output "the bounding set is exactly the five capabilities" \
-	"^CapBnd:[[:space:]]+00000000002c0006$" grep "^CapBnd:" /proc/$pid/status
+# CAP_DAC_OVERRIDE(1) CAP_DAC_READ_SEARCH(2) CAP_SETGID(6) CAP_SETUID(7)
+# CAP_SYS_CHROOT(18) CAP_SYS_PTRACE(19) CAP_SYS_ADMIN(21), nothing else.
+check_output "the bounding set is exactly the seven capabilities" \
+	"^CapBnd:[[:space:]]+00000000002c00c6$" grep "^CapBnd:" /proc/$pid/status
 
 # Under all that: a mount into the namespace of another user's process
 # (CAP_SYS_PTRACE for its /proc/PID/ns, setns, creating the mount point).

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * One structured journal record per answered request, from either front
+ * end: who asked (uid, gid, pid, comm), what (method, filesystem type,
+ * source, namespace, path), and how it ended (result, errno, failed step,
+ * the kernel's messages, the policy's reason for a refusal).
+ *
+ *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REQUEST>   every request
+ *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REFUSED>   refusals only
+ */
+
+#include <json-c/json.h>
+
+#include "authorize.h"
+
+#define AUDIT_MESSAGE_ID_REQUEST "1890aabd15ef4fa49f1bac38230bbd63"
+#define AUDIT_MESSAGE_ID_REFUSED "dbc160ff88ed48948dac703a7e9a2caa"
+
+/* parameters: the request as the caller sent it (JSON, either front end);
+ * error: NULL for success, else the error name with its parameters. */
+void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
+		   const char *error, json_object *error_parameters);

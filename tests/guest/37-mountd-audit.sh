@@ -1,0 +1,60 @@
+#!/bin/bash
+# Every request leaves one structured journal record (daemon/audit.c),
+# whichever front end it came by and however it ended; refusals carry a
+# MESSAGE_ID of their own and the policy's reason.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mountd-lib.sh"
+
+REQUEST_ID=1890aabd15ef4fa49f1bac38230bbd63
+REFUSED_ID=dbc160ff88ed48948dac703a7e9a2caa
+USER_ID=1000
+getent passwd $USER_ID >/dev/null ||
+	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
+as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
+vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
+records() { # [field=value ...]: this mountd's records, one JSON object per line
+	journalctl --sync
+	journalctl -q -o json _PID=$mountd MESSAGE_ID=$REQUEST_ID MESSAGE_ID=$REFUSED_ID "$@"
+}
+field() { # field: its values, one per line, of the records given on stdin
+	python3 -c 'import json,sys
+for l in sys.stdin:
+    print(json.loads(l).get(sys.argv[1], ""))' "$1"
+}
+
+export MOUNTD_POLICY=$work/policy
+echo 'allow user=1000 method=Info namespace=own' >"$MOUNTD_POLICY"
+mkdir -p /root/audit && chmod 0700 /root /root/audit
+check "mountd starts" start_mountd
+chmod 0666 $SOCK
+
+vcall List '{}' >/dev/null 2>&1                                        # 1 ok
+vcall Info '{"path":"/"}' >/dev/null 2>&1                              # 2 ok
+vcall Info '{"path":"/root/audit/x"}' >/dev/null 2>&1                  # 3 EACCES
+vcall Create '{"fsType":"tmpfs","placement":{"path":"/tmp/audit"}}' >/dev/null 2>&1 # 4 refused
+varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/"}' >/dev/null 2>&1 # 5 root
+as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager List 'a{sv}' 0 \
+	>/dev/null 2>&1                                                    # 6 D-Bus
+
+export -f records field
+export mountd REQUEST_ID REFUSED_ID
+check_output "one record per request, both front ends: 6" '^6$' bash -c "records | wc -l"
+check_output "the user's records name the user and the program" '^varlinkctl$' \
+	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info | field MOUNTD_CALLER_COMM | sort -u"
+check_output "a refusal has its own MESSAGE_ID, the method and the policy's reason" \
+	'^Create no rule allows it' bash -c "journalctl --sync; journalctl -q -o json _PID=$mountd MESSAGE_ID=$REFUSED_ID |
+		python3 -c 'import json,sys
+for l in sys.stdin:
+    r=json.loads(l); print(r[\"MOUNTD_METHOD\"], r[\"MOUNTD_POLICY\"], r[\"MOUNTD_PATH\"])'"
+check_output "a failed step records errno and step" '^EACCES resolve' \
+	bash -c "records MOUNTD_PATH=/root/audit/x | python3 -c 'import json,sys
+for l in sys.stdin:
+    r=json.loads(l); print(r[\"MOUNTD_ERRNO\"], r[\"MOUNTD_STEP\"])'"
+check_output "root's request is recorded too" '^ok$' \
+	bash -c "records MOUNTD_CALLER_UID=0 | field MOUNTD_RESULT"
+check_output "the D-Bus call is recorded with the user" '^List$' \
+	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_CALLER_COMM=busctl | field MOUNTD_METHOD"
+
+stop_mountd
+rm -rf /root/audit "$work"
+done_testing
