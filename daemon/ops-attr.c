@@ -55,9 +55,9 @@ static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 	if (fd < 0)
 		return fd;
-	k = rights_check_owner(fd);
+	k = r->userns_fd >= 0 ? rights_check_idmap(fd, fds[0]) : rights_check_owner(fd);
 	if (k < 0) {
-		mnt_log_fail(log, "owner");
+		mnt_log_fail(log, r->userns_fd >= 0 ? "idmap" : "owner");
 		return k;
 	}
 	ops_attributes_to_mount_attr(&r->attr, &a);

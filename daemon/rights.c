@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <linux/nsfs.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include "rights.h"
@@ -48,6 +51,19 @@ int rights_check_owner(int fd)
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	return st.st_uid == fsuid ? 0 : -EPERM;
+}
+
+int rights_check_idmap(int mount_fd, int userns_fd)
+{
+	uid_t fsuid = (uid_t)setfsuid(FSID_QUERY), owner;
+
+	if (fsuid == 0)
+		return 0;
+	if (ioctl(userns_fd, NS_GET_OWNER_UID, &owner) < 0)
+		return -errno;
+	if (owner != fsuid)
+		return -EPERM;
+	return rights_check_owner(mount_fd);
 }
 
 int rights_check_device(const char *path, bool read_only, char **ret_canonical)

@@ -39,6 +39,12 @@ void rights_leave(void);
  * host's root filesystem in a rootless container) stays out of reach. */
 int rights_check_owner(int fd);
 
+/* For an idmapped mount of the tree whose root is mount_fd, with the
+ * mapping of user namespace userns_fd: the caller must own both (the
+ * mapping is one of its own containers', the files are its own), or the
+ * mapping would hand it files of other owners.  -EPERM otherwise. */
+int rights_check_idmap(int mount_fd, int userns_fd);
+
 /* For a filesystem source given as a path: when it names a block device,
  * the caller must be able to open it (read, and write unless read_only),
  * and *ret_canonical (to be freed) is the device's own path, which the

@@ -117,6 +117,21 @@ check_output "binding a directory the user owns works" '"mountId"' \
 	vcall Bind "{\"sourcePath\":\"/tmp/ctr/mine\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/bm\",\"create\":\"directory\"}}"
 check_output "  nosuid,nodev there too" 'nosuid.*nodev|nodev.*nosuid' options_of /tmp/ctr/bm
 
+# --- idmapping: only the user's own files, with its own mapping
+idmap_bind() { # source target: the reply or the error, one JSON line
+	as_user python3 "$TOP/tests/guest/varlink.py" --fd "/proc/$container/ns/user:ns" \
+		io.mountd.Mount.Bind "{\"sourcePath\":\"$1\",\"recursive\":false,\"idmapUserNamespaceFd\":0,\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$2\",\"create\":\"directory\"}}" 2>&1
+	true
+}
+check_output "an idmapped bind of /etc with the user's own mapping is refused" \
+	'"step": ?"idmap".*EPERM|EPERM.*"step": ?"idmap"' idmap_bind /etc /tmp/ctr/etc
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/etc
+check_output "  the shadow file stays unreadable from the container" 'Permission denied|No such' \
+	bash -c "nsenter -t $container -U -m --preserve-credentials cat /tmp/ctr/etc/shadow 2>&1; true"
+check_output "an idmapped bind of a directory the user owns works" '"mountId"' \
+	idmap_bind /tmp/ctr/mine /tmp/ctr/idm
+check_output "  nosuid,nodev there too" 'nosuid.*nodev|nodev.*nosuid' options_of /tmp/ctr/idm
+
 # --- paths inside filesystem parameters: the kernel resolves them with the
 # user's rights, in the target namespace
 ov_json() { # lowerdir
@@ -158,7 +173,14 @@ check_output "listing the mounts of root's private namespace is refused" 'Permis
 	vdenied List "{\"namespace\":{\"pid\":$rootns}}"
 check_output "  watching them too" 'PermissionDenied' \
 	bash -c "! as_user varlinkctl call --more $SOCK io.mountd.Mount.Watch '{\"namespace\":{\"pid\":$rootns}}' 2>&1"
+check_output "  asking Info there too" 'PermissionDenied' \
+	vdenied Info "{\"namespace\":{\"pid\":$rootns},\"path\":\"/\"}"
 kill $rootns
+check_output "D-Bus: a tmpfs in the host's namespace is refused" 'Access ?[Dd]enied|Permission denied' \
+	bus Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 2 namespace a{sv} 1 pid u 1 path s /tmp/ctr/bus-host
+check_output "D-Bus: clearing nosuid on the user's tmpfs is refused" 'Access ?[Dd]enied|Permission denied|only root' \
+	bus SetAttributes 'sa{sv}' /tmp/ctr/t 2 namespace a{sv} 1 pid u $container attributes a{sv} 1 noSuid b false
+check_output "  and it is still nosuid" 'nosuid' options_of /tmp/ctr/t
 check_output "unmounting the host's /tmp is refused" 'PermissionDenied' \
 	vdenied Unmount '{"namespace":{"pid":1},"path":"/tmp"}'
 check_output "moving a host mount is refused" 'PermissionDenied' \
@@ -201,7 +223,7 @@ check_output "a tmpfs in the host's namespace is refused" 'PermissionDenied' \
 check "  pid 1's mount table is as it was" cmp -s "$work/host.start" <(mounts_of 1)
 
 # --- nothing is left behind
-for m in /tmp/ctr/o /tmp/ctr/bm /tmp/ctr/t; do
+for m in /tmp/ctr/o /tmp/ctr/bm /tmp/ctr/t /tmp/ctr/idm; do
 	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"$m\"}" >/dev/null 2>&1
 done
 check "after unmounting, both mount tables are as they were" unchanged start
