@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "executor.h"
 #include "util.h"
 #include "worker.h"
@@ -289,7 +290,7 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 		_exit(1);
 	sock = 3;
 	nsfs = 4;
-	if (setns(nsfs, CLONE_NEWNS) < 0 || worker_set_home(nsfs) < 0)
+	if (caps_worker() < 0 || setns(nsfs, CLONE_NEWNS) < 0 || worker_set_home(nsfs) < 0)
 		_exit(1);
 
 	for (;;) {

@@ -18,6 +18,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus.h"
+#include "caps.h"
 #include "executor.h"
 #include "request.h"
 #include "util.h"
@@ -220,6 +221,12 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* Set up: from here on the loop needs only what caps.h lists. */
+	r = caps_daemon();
+	if (r < 0) {
+		fprintf(stderr, "mountd: capabilities: %s\n", strerror(-r));
+		return 1;
+	}
 	(void)sd_notify(0, "READY=1\nSTATUS=Serving io.mountd.Mount");
 	r = sd_event_loop(d.event);
 

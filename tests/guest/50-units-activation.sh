@@ -39,6 +39,19 @@ check_output "and not on the host" "^0$" count_mounts 1 /tmp/units-ns
 kill "$ns" 2>/dev/null
 rmdir /tmp/units-ns 2>/dev/null
 
+# Least privilege inside that set (daemon/caps.h): the loop needs
+# CAP_SYS_PTRACE(19) and CAP_SYS_ADMIN(21) only; a worker keeps
+# CAP_DAC_OVERRIDE(1), CAP_DAC_READ_SEARCH(2), CAP_SETGID(6), CAP_SETUID(7),
+# CAP_SYS_CHROOT(18) and CAP_SYS_ADMIN(21), permitted too, and no PTRACE.
+check_output "mountd's effective set is CAP_SYS_PTRACE and CAP_SYS_ADMIN" \
+	"^CapEff:[[:space:]]+0000000000280000$" grep "^CapEff:" /proc/$pid/status
+$V io.mountd.Mount.Info '{"path":"/"}' >/dev/null 2>&1
+worker=$(pgrep -P "$pid" -x mountd-worker | head -n1)
+check_output "a worker's permitted set is the six it needs" \
+	"^CapPrm:[[:space:]]+00000000002400c6$" grep "^CapPrm:" /proc/${worker:-0}/status
+check_output "  and so is its effective set" \
+	"^CapEff:[[:space:]]+00000000002400c6$" grep "^CapEff:" /proc/${worker:-0}/status
+
 # fsinfo() is a syscall libseccomp does not know: the filter must let it
 # through (noFallback: no statfs() stand-in).
 check_output "fsinfo() passes the service's seccomp filter" '"source": *"fsinfo"' \

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The capability sets of mountd and its workers (see caps.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <sys/capability.h>
+
+#include "caps.h"
+#include "util.h"
+
+static void cap_freep(cap_t *c)
+{
+	if (*c)
+		cap_free(*c);
+}
+
+/* Effective := want ∩ permitted; permitted := want ∩ permitted as well
+ * when drop_permitted.  Capabilities mountd was not given stay absent: a
+ * unit's CapabilityBoundingSet= is the outer limit. */
+static int caps_limit(const cap_value_t *want, size_t n, bool drop_permitted)
+{
+	_cleanup_(cap_freep) cap_t cur = cap_get_proc(), next = cap_init();
+	cap_flag_value_t have;
+
+	if (!cur || !next)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		if (cap_get_flag(cur, want[i], CAP_PERMITTED, &have) < 0)
+			return -errno;
+		if (have != CAP_SET)
+			continue;
+		if (cap_set_flag(next, CAP_EFFECTIVE, 1, &want[i], CAP_SET) < 0 ||
+		    cap_set_flag(next, CAP_PERMITTED, 1, &want[i], CAP_SET) < 0)
+			return -errno;
+	}
+	if (!drop_permitted)
+		/* Keep every permitted capability permitted, only not
+		 * effective. */
+		for (cap_value_t c = 0; c < (cap_value_t)cap_max_bits(); c++) {
+			if (cap_get_flag(cur, c, CAP_PERMITTED, &have) < 0 || have != CAP_SET)
+				continue;
+			if (cap_set_flag(next, CAP_PERMITTED, 1, &c, CAP_SET) < 0)
+				return -errno;
+		}
+	return cap_set_proc(next) < 0 ? -errno : 0;
+}
+
+int caps_daemon(void)
+{
+	static const cap_value_t want[] = {CAP_SYS_ADMIN, CAP_SYS_PTRACE};
+
+	return caps_limit(want, ELEMENTSOF(want), false);
+}
+
+int caps_worker(void)
+{
+	static const cap_value_t want[] = {CAP_SYS_ADMIN, CAP_SYS_CHROOT,   CAP_SETUID,
+					   CAP_SETGID,	  CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH};
+
+	return caps_limit(want, ELEMENTSOF(want), true);
+}
