@@ -46,7 +46,7 @@ static bool same_inode(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
-int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns,
+int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns, bool image,
 	      const char *fstype, uint64_t attributes, char **ret_reason)
 {
 	_cleanup_close_ int target = -EBADF, own = -EBADF;
@@ -54,6 +54,7 @@ int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *
 		.method = method,
 		.fstype = fstype,
 		.attributes = attributes,
+		.image = image,
 		.ns_owner = (uid_t)-1,
 		.process_owner = (uid_t)-1,
 	};

@@ -27,5 +27,5 @@ extern Policy auth_policy;
  * returned to it), -EPERM when not, with a line a person can act on in
  * *ret_reason (to be freed); other negative errnos when the facts could not
  * be gathered. */
-int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns,
+int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns, bool image,
 	      const char *fstype, uint64_t attributes, char **ret_reason);

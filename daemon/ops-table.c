@@ -468,6 +468,7 @@ static void create_targets(void *p, OpsTargets *ret)
 		.attributes = r->attr.set,
 		.attr = &r->attr,
 		.new_mount = true,
+		.image = r->image.fd >= 0,
 	};
 }
 

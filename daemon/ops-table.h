@@ -93,6 +93,7 @@ typedef struct OpsTargets {
 	 * or of an existing one (SetAttributes); NULL for the rest. */
 	OpsAttributes *attr;
 	bool new_mount;
+	bool image; /* a Create from an image fd */
 } OpsTargets;
 
 typedef struct OpsMethod {

@@ -180,6 +180,16 @@ static int parse_condition(const char *word, PolicyRule *rule, const char **ret_
 			rule->ns = POLICY_NS_ANY;
 		else
 			return -EINVAL;
+	} else if (streq(key, "image")) {
+		if (rule->image)
+			return -EINVAL;
+		*ret_what = "image must be yes or no";
+		if (streq(v, "yes"))
+			rule->image = 1;
+		else if (streq(v, "no"))
+			rule->image = -1;
+		else
+			return -EINVAL;
 	} else if (streq(key, "attributes")) {
 		_cleanup_strv_free_ char **l = NULL;
 
@@ -358,6 +368,10 @@ static bool rule_matches(const PolicyRule *rule, const PolicyCaller *c, const Po
 	if (rule->fstypes && (!req->fstype || !strv_contains(rule->fstypes, req->fstype)))
 		return false;
 	if ((req->attributes & rule->attributes) != rule->attributes)
+		return false;
+	/* A filesystem image is parsed by a kernel driver that trusts it:
+	 * only a rule that names images lets one in (a deny rule needs not). */
+	if (req->image ? (rule->allow && rule->image != 1) || rule->image == -1 : rule->image == 1)
 		return false;
 	return true;
 }

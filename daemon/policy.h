@@ -40,6 +40,7 @@ typedef struct PolicyRule {
 	char **fstypes;	     /* NULL: any */
 	PolicyNamespace ns;  /* UNSET: any */
 	uint64_t attributes; /* MOUNT_ATTR_* that must be set */
+	int image;	     /* image=: 1 yes, -1 no, 0 unset */
 	unsigned line;
 } PolicyRule;
 
@@ -60,6 +61,7 @@ typedef struct PolicyRequest {
 	const char *method;  /* unqualified: "Create" */
 	const char *fstype;  /* Create */
 	uint64_t attributes; /* MOUNT_ATTR_* the request sets on a new mount */
+	bool image;	     /* Create from an image (a loop device over it) */
 	bool ns_is_callers;  /* the target is the caller's own mount namespace */
 	uid_t ns_owner;	     /* owner of the target namespace's user namespace */
 	uid_t process_owner; /* owner of the process that named it (pid/pidfd) */

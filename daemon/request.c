@@ -368,8 +368,8 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	if (t->source) {
 		r = pin(t->source, source, &log);
 		if (r >= 0 && t->authorize_source) {
-			r = authorize(&c->caller, c->method->name, t->source, NULL, t->attributes,
-				      &reason);
+			r = authorize(&c->caller, c->method->name, t->source, false, NULL,
+				      t->attributes, &reason);
 			if (r == -EPERM)
 				goto denied;
 		}
@@ -387,7 +387,8 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	}
 	if (r < 0)
 		goto failed;
-	r = authorize(&c->caller, c->method->name, t->target, t->fstype, t->attributes, &reason);
+	r = authorize(&c->caller, c->method->name, t->target, t->image, t->fstype, t->attributes,
+		      &reason);
 	if (r == -EPERM)
 		goto denied;
 	if (r < 0)

@@ -217,6 +217,20 @@ print(s.recv(4096).decode())'
 check_output "  and mountd still answers" '"mounts"' \
 	varlinkctl call --json=short $SOCK io.mountd.Mount.List '{}'
 
+# --- images: parsed by a kernel driver that trusts them; only a rule that
+# names images lets one in, and the broad rule does not
+truncate -s 16M /tmp/ctr/mine/img && mkfs.ext4 -q /tmp/ctr/mine/img && chown $USER_ID /tmp/ctr/mine/img
+image_create() { # path: the reply or the error
+	as_user python3 "$TOP/tests/guest/varlink.py" --fd /tmp/ctr/mine/img:rw \
+		io.mountd.Mount.Create "{\"fsType\":\"ext4\",\"image\":{\"fd\":0},\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$1\",\"create\":\"directory\"}}" 2>&1
+	true
+}
+loops_before=$(losetup -a | wc -l)
+check_output "the user's own image under the broad rule is refused" 'PermissionDenied' \
+	image_create /tmp/ctr/img
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/img
+check "  and no loop device was set up" test "$(losetup -a | wc -l)" = "$loops_before"
+
 # --- the host is not the user's
 check_output "a tmpfs in the host's namespace is refused" 'PermissionDenied' \
 	vdenied Create '{"fsType":"tmpfs","placement":{"namespace":{"pid":1},"path":"/tmp/ctr/host"}}'
@@ -229,6 +243,18 @@ done
 check "after unmounting, both mount tables are as they were" unchanged start
 check_fails "root's directory holds nothing new" test -e /root/secret-dir/planted
 
+stop_mountd
+
+# A rule that names images lets the user's image in (as a loop device the
+# user did not have to be allowed to make), nosuid,nodev still.
+echo 'allow user=1000 method=Create namespace=owned image=yes' >"$MOUNTD_POLICY"
+check "mountd starts with image=yes" start_mountd
+chmod 0666 $SOCK
+check_output "with image=yes the user's image mounts in its container" '"mountId"' \
+	image_create /tmp/ctr/img
+check_output "  from a loop device, nosuid,nodev" '^/dev/loop[0-9]+ .*nosuid.*nodev' \
+	in_ctr findmnt -n -o SOURCE,VFS-OPTIONS /tmp/ctr/img
+in_ctr umount /tmp/ctr/img
 stop_mountd
 kill $container 2>/dev/null
 rm -rf /root/secret-dir /tmp/ctr "$work"

@@ -36,7 +36,7 @@ typedef struct Ask {
 	uid_t process_owner;
 } Ask;
 
-static int decide(const Policy *p, Ask a, unsigned *ret_line)
+static int decide_image(const Policy *p, Ask a, bool image, unsigned *ret_line)
 {
 	gid_t groups[] = {4242};
 	PolicyCaller c = {.uid = a.uid, .gid = a.uid, .groups = groups, .n_groups = 1};
@@ -47,9 +47,15 @@ static int decide(const Policy *p, Ask a, unsigned *ret_line)
 		.ns_is_callers = a.ns_is_callers,
 		.ns_owner = a.ns_owner,
 		.process_owner = a.process_owner,
+		.image = image,
 	};
 
 	return policy_check(p, &c, &req, ret_line, NULL);
+}
+
+static int decide(const Policy *p, Ask a, unsigned *ret_line)
+{
+	return decide_image(p, a, false, ret_line);
 }
 
 int main(void)
@@ -169,5 +175,35 @@ int main(void)
 		   "a non-namespace fd has no owner");
 	}
 
+	/* Images: only a rule that names them lets one in. */
+	{
+		Policy q = {};
+		_cleanup_free_ char *e = NULL;
+		unsigned l = 0;
+		Ask a = {1000, "Create", "ext4", 0, false, 1000, 1000};
+		int r;
+		ok(policy_parse(&q, "allow user=1000 method=Create namespace=owned\n", "policy",
+				&e) == 0 &&
+			   decide_image(&q, a, false, NULL) == 0 &&
+			   decide_image(&q, a, true, NULL) == -EPERM,
+		   "a broad rule lets a filesystem in, but not an image");
+		policy_done(&q);
+		ok(policy_parse(&q,
+				"allow user=1000 method=Create namespace=owned image=yes\n"
+				"allow user=1000 method=Create namespace=owned image=no\n",
+				"policy", &e) == 0 &&
+			   decide_image(&q, a, true, &l) == 0 && l == 1 &&
+			   decide_image(&q, a, false, &l) == 0 && l == 2,
+		   "image=yes matches images only, image=no everything else");
+		policy_done(&q);
+		ok(policy_parse(&q, "deny user=1000 method=Create\nallow image=yes\n", "policy",
+				&e) == 0 &&
+			   decide_image(&q, a, true, &l) == -EPERM && l == 1,
+		   "a deny rule without image= still refuses images");
+		policy_done(&q);
+		r = policy_parse(&q, "allow image=maybe\n", "policy", &e);
+		ok(r == -EINVAL && e && strstr(e, "image must be yes or no"),
+		   "image= takes yes or no: %s", strna(e));
+	}
 	return tap_done();
 }
