@@ -472,10 +472,10 @@ static void create_targets(void *p, OpsTargets *ret)
 	};
 }
 
-/* The source is cloned in its namespace (the caller's by default: an fd's
- * mount can only be cloned there).  A source named by path is read there:
- * that namespace must be the caller's to bind from, as the target is to
- * bind to. */
+/* The source is cloned in its namespace (the caller's by default), which
+ * must be the caller's to bind from, as the target is to bind to: whether
+ * the source is a path read there or an fd (the kernel clones only a mount
+ * of the namespace it runs in, so an fd of any other namespace fails). */
 static void bind_targets(void *p, OpsTargets *ret)
 {
 	OpsBindRequest *r = p;
@@ -484,7 +484,6 @@ static void bind_targets(void *p, OpsTargets *ret)
 		.target = r->place.path ? &r->place.ns : NULL,
 		.target_field = "placement.namespace",
 		.source = &r->source_ns,
-		.authorize_source = r->source_path,
 		.source_field = "sourceNamespace",
 		.attributes = r->attr.set,
 		.attr = &r->attr,

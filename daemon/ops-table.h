@@ -85,7 +85,6 @@ typedef struct OpsResult {
 typedef struct OpsTargets {
 	OpsNamespace *target;  /* where the operation runs (NULL: the caller's own) */
 	OpsNamespace *source;  /* Bind's source namespace */
-	bool authorize_source; /* it reads a path there: the policy decides */
 	const char *target_field, *source_field; /* their JSON paths */
 	const char *fstype;			 /* policy facts */
 	uint64_t attributes;

@@ -367,7 +367,7 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	default_namespace(t->source, &c->caller);
 	if (t->source) {
 		r = pin(t->source, source, &log);
-		if (r >= 0 && t->authorize_source) {
+		if (r >= 0) {
 			r = authorize(&c->caller, c->method->name, t->source, false, NULL,
 				      t->attributes, &reason);
 			if (r == -EPERM)

@@ -173,6 +173,10 @@ check_output "listing the mounts of root's private namespace is refused" 'Permis
 	vdenied List "{\"namespace\":{\"pid\":$rootns}}"
 check_output "  watching them too" 'PermissionDenied' \
 	bash -c "! as_user varlinkctl call --more $SOCK io.mountd.Mount.Watch '{\"namespace\":{\"pid\":$rootns}}' 2>&1"
+check_output "a bind by fd, cloned in root's private namespace, is refused" 'PermissionDenied' \
+	bash -c "as_user python3 '$TOP/tests/guest/varlink.py' --fd /tmp/ctr/mine:path io.mountd.Mount.Bind \
+		'{\"sourceFd\":0,\"sourceNamespace\":{\"pid\":$rootns},\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/fdb\",\"create\":\"directory\"}}' 2>&1; true"
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/fdb
 check_output "  asking Info there too" 'PermissionDenied' \
 	vdenied Info "{\"namespace\":{\"pid\":$rootns},\"path\":\"/\"}"
 kill $rootns
