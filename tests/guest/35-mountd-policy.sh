@@ -6,14 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
 
-USER_ID=1000
-# dbus-daemon turns away uids without a passwd entry: give 1000 one.
-getent passwd $USER_ID >/dev/null ||
-	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
-as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
-vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
-# The call fails; its error (stderr) is the output to match.
-vdenied() { ! vcall "$@" 2>&1; }
 # Create a tmpfs in the namespace of process $1 at $2 with attributes $3.
 create_json() {
 	printf '{"fsType":"tmpfs","attributes":{%s},"placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}}' \

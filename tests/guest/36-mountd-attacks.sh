@@ -9,15 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
 
-USER_ID=1000
-getent passwd $USER_ID >/dev/null ||
-	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
-as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
-export -f as_user
-export USER_ID
-vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
-# The call fails; its error (stderr) is the output to match.
-vdenied() { ! vcall "$@" 2>&1; }
 # The call's output, whether it failed or not (busctl prints errors).
 bus_info() {
 	as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager Info \

@@ -7,11 +7,6 @@
 
 REQUEST_ID=1890aabd15ef4fa49f1bac38230bbd63
 REFUSED_ID=dbc160ff88ed48948dac703a7e9a2caa
-USER_ID=1000
-getent passwd $USER_ID >/dev/null ||
-	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
-as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
-vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
 records() { # [field=value ...]: this mountd's records, one JSON object per line
 	journalctl --sync
 	journalctl -q -o json _PID=$mountd MESSAGE_ID=$REQUEST_ID MESSAGE_ID=$REFUSED_ID "$@"

@@ -5,6 +5,10 @@
 #   jtest FILE EXPR        python EXPR on the last JSON reply in FILE
 #                          (r = reply, p = its parameters, rs = all replies)
 #   call NAME METHOD JSON [varlink.py options]   reply into $work/NAME
+#   as_user CMD...         CMD as uid $USER_ID (1000, given a passwd entry:
+#                          dbus-daemon turns away uids without one)
+#   vcall METHOD JSON      varlinkctl as that user
+#   vdenied METHOD JSON    the same, expected to fail: its error is the output
 
 TOP=${MOUNTD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${MOUNTD_BUILD:-$TOP/build}
@@ -56,3 +60,12 @@ new_mntns() {
 	done
 	echo $pid
 }
+
+USER_ID=1000
+getent passwd $USER_ID >/dev/null ||
+	echo "mountdtest:x:$USER_ID:$USER_ID::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
+as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
+vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
+vdenied() { ! vcall "$@" 2>&1; }
+export USER_ID SOCK
+export -f as_user vcall vdenied
