@@ -103,5 +103,7 @@ deny:
 			     (unsigned)caller->id.uid);
 	if (r < 0)
 		*ret_reason = NULL;
-	return -EPERM;
+	/* A deny rule is the administrator's last word; where nothing
+	 * allowed it, polkit may still be asked. */
+	return line > 0 ? -EPERM : -EACCES;
 }

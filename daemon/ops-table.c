@@ -72,6 +72,17 @@ static int dispatch_trace_fd(const JsonDispatch *e, json_object *v, void *p, con
 	return 0;
 }
 
+/* So is allowInteractiveAuthentication: a question for polkit, not for
+ * the operation. */
+static int dispatch_interactive(const JsonDispatch *e, json_object *v, void *p, const char **bad)
+{
+	(void)e;
+	(void)p;
+	(void)bad;
+	((OpsFds *)decode_fds)->interactive = v && json_object_get_boolean(v);
+	return 0;
+}
+
 /* A nested object, naming its failing member with the path to it. */
 static int dispatch_nested(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
@@ -304,6 +315,11 @@ static const JsonDispatch parameter_fields[] = {
 		.name = "traceFd", .type = JSON_T_UNSIGNED, .callback = dispatch_trace_fd, \
 		.flags = OPTIONAL                                                          \
 	}
+#define INTERACTIVE                                                               \
+	{                                                                         \
+		.name = "allowInteractiveAuthentication", .type = JSON_T_BOOLEAN, \
+		.callback = dispatch_interactive, .flags = OPTIONAL               \
+	}
 
 #define PARAM_LIST_OK(_struct)                                                     \
 	_Static_assert(offsetof(_struct, n_params) ==                              \
@@ -324,6 +340,7 @@ static const JsonDispatch create_fields[] = {
 	ATTRIBUTES(OpsCreateRequest),
 	PLACEMENT(OpsCreateRequest),
 	TRACE_FD,
+	INTERACTIVE,
 	{},
 };
 
@@ -338,6 +355,7 @@ static const JsonDispatch bind_fields[] = {
 	ATTRIBUTES(OpsBindRequest),
 	PLACEMENT(OpsBindRequest),
 	TRACE_FD,
+	INTERACTIVE,
 	{},
 };
 
@@ -346,6 +364,7 @@ static const JsonDispatch reconfigure_fields[] = {
 	PATH("path", OpsReconfigureRequest, path),
 	PARAMETERS(OpsReconfigureRequest, REQUIRED),
 	TRACE_FD,
+	INTERACTIVE,
 	{},
 };
 
@@ -357,6 +376,7 @@ static const JsonDispatch setattr_fields[] = {
 	FIELD("idmapUserNamespaceFd", JSON_T_UNSIGNED, dispatch_fd, OpsSetattrRequest, userns_fd,
 	      OPTIONAL),
 	TRACE_FD,
+	INTERACTIVE,
 	{},
 };
 
@@ -368,6 +388,7 @@ static const JsonDispatch move_fields[] = {
 	      .data = &ops_create_enum),
 	FIELD("beneath", JSON_T_BOOLEAN, dispatch_bool, OpsMoveRequest, beneath, OPTIONAL),
 	TRACE_FD,
+	INTERACTIVE,
 	{},
 };
 
@@ -377,6 +398,7 @@ static const JsonDispatch unmount_fields[] = {
 	FIELD("detach", JSON_T_BOOLEAN, dispatch_bool, OpsUnmountRequest, detach, OPTIONAL),
 	FIELD("force", JSON_T_BOOLEAN, dispatch_bool, OpsUnmountRequest, force, OPTIONAL),
 	TRACE_FD,
+	INTERACTIVE,
 	{},
 };
 

@@ -83,8 +83,8 @@ typedef struct OpsResult {
 
 /* The namespaces a request names, for pinning and the policy. */
 typedef struct OpsTargets {
-	OpsNamespace *target;  /* where the operation runs (NULL: the caller's own) */
-	OpsNamespace *source;  /* Bind's source namespace */
+	OpsNamespace *target; /* where the operation runs (NULL: the caller's own) */
+	OpsNamespace *source; /* Bind's source namespace */
 	const char *target_field, *source_field; /* their JSON paths */
 	const char *fstype;			 /* policy facts */
 	uint64_t attributes;
@@ -126,6 +126,8 @@ typedef struct OpsFds {
 	int *fds;
 	size_t n;
 	int trace_fd; /* out: the request's "traceFd", borrowed from fds */
+	/* out: "allowInteractiveAuthentication", for polkit (request.c) */
+	bool interactive;
 } OpsFds;
 
 /* Decode parameters into a request (request_init() first, request_done()

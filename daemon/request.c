@@ -11,6 +11,7 @@
 
 #include "audit.h"
 #include "executor.h"
+#include "polkit.h"
 #include "ops-internal.h"
 #include "request.h"
 #include "util.h"
@@ -328,9 +329,31 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 
 /* ---- the path ------------------------------------------------------------- */
 
-/* Decode, default, pin and authorize: 0 to go on, 1 answered. */
+/* What polkit is asked when the policy file did not allow a change. */
+static const char *polkit_action(const OpsTargets *t, const Pin *target, uid_t uid)
+{
+	if (t->image)
+		return "io.mountd.mount-image";
+	if (policy_namespace_owner(target->nsfs) == uid)
+		return "io.mountd.mount-own-container";
+	return "io.mountd.mount-other-namespace";
+}
+
+static void answer_denied(const RequestCall *c, const char *reason)
+{
+	RequestAnswer a = {.error = OPS_ERROR_NAME_PERMISSION};
+
+	a.parameters = json_object_new_object();
+	if (a.parameters)
+		json_object_object_add(a.parameters, "reason",
+				       json_object_new_string(reason ?: "denied by policy"));
+	answer(c, &a);
+}
+
+/* Decode, default, pin and authorize: 0 to go on, 1 answered, 2 for
+ * polkit to decide (*ret_reason: the policy's, *ret_interactive). */
 static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
-		   int *ret_trace_fd)
+		   int *ret_trace_fd, char **ret_reason, bool *ret_interactive)
 {
 	_cleanup_(mnt_log_done) MntLog log = {};
 	_cleanup_free_ char *reason = NULL;
@@ -352,6 +375,7 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 		}
 	}
 	*ret_trace_fd = f.trace_fd;
+	*ret_interactive = f.interactive;
 
 	if (c->caller.id.uid != 0) {
 		const char *why;
@@ -370,7 +394,7 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 		if (r >= 0) {
 			r = authorize(&c->caller, c->method->name, t->source, false, NULL,
 				      t->attributes, &reason);
-			if (r == -EPERM)
+			if (r == -EPERM || r == -EACCES)
 				goto denied;
 		}
 		if (r < 0)
@@ -389,22 +413,19 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 		goto failed;
 	r = authorize(&c->caller, c->method->name, t->target, t->image, t->fstype, t->attributes,
 		      &reason);
-	if (r == -EPERM)
+	if (r == -EACCES && c->method->run == OPS_RUN_WORKER && !streq(c->method->name, "Info")) {
+		*ret_reason = TAKE_PTR(reason);
+		return 2;
+	}
+	if (r == -EPERM || r == -EACCES)
 		goto denied;
 	if (r < 0)
 		goto failed;
 	return 0;
 
-denied : {
-	RequestAnswer a = {.error = OPS_ERROR_NAME_PERMISSION};
-
-	a.parameters = json_object_new_object();
-	if (a.parameters)
-		json_object_object_add(a.parameters, "reason",
-				       json_object_new_string(reason ?: "denied by policy"));
-	answer(c, &a);
+denied:
+	answer_denied(c, reason);
 	return 1;
-}
 failed:
 	answer_failure(c, req, r, &log);
 	return 1;
@@ -418,32 +439,19 @@ static void request_freep(void **req, const OpsMethod *m)
 	}
 }
 
-int request_start(const RequestCall *c)
+/* Authorized: run it. */
+static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
+			 int trace_fd)
 {
 	const OpsMethod *m = c->method;
-	Pin target = PIN_NULL, source = PIN_NULL;
-	OpsTargets t = {};
-	void *req;
-	int r, trace_fd = -EBADF;
+	int r;
 
-	if (m->run == OPS_RUN_WATCH)
-		return -EINVAL;
-	req = malloc(m->request_size);
-	if (!req)
-		return -ENOMEM;
-	m->request_init(req);
-	r = prepare(c, req, &t, &target, &source, &trace_fd);
-	if (r > 0) {
-		r = 0;
-		goto out;
-	}
 	if (m->run == OPS_RUN_WORKER) {
-		r = run_in_worker(c, req, &t, &target, &source, &c->caller, trace_fd);
+		r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
 		if (r < 0) {
 			_cleanup_(mnt_log_done) MntLog log = {};
 
 			answer_failure(c, req, r, &log);
-			r = 0;
 		}
 	} else {
 		_cleanup_(mnt_log_done) MntLog log = {};
@@ -460,9 +468,90 @@ int request_start(const RequestCall *c)
 			answer_failure(c, req, r, &log);
 		else
 			answer(c, &a);
-		r = 0;
 	}
-out:
+}
+
+/* A request waiting for polkit's answer, with all it was prepared with. */
+typedef struct Pending {
+	RequestCall call;
+	void *req;
+	OpsTargets t;
+	Pin target, source;
+	int trace_fd;
+	char *reason;
+	const char *action;
+} Pending;
+
+static void pending_free(Pending *p)
+{
+	pin_done(&p->target);
+	pin_done(&p->source);
+	request_freep(&p->req, p->call.method);
+	free(p->reason);
+	free(p);
+}
+
+static void on_polkit(int authorized, void *userdata)
+{
+	Pending *p = userdata;
+
+	if (authorized > 0)
+		run_prepared(&p->call, p->req, &p->t, &p->target, &p->source, p->trace_fd);
+	else {
+		_cleanup_free_ char *why = NULL;
+
+		if (asprintf(&why, "%s; polkit: %s %s", p->reason ?: "denied by policy", p->action,
+			     authorized == 0 ? "not authorized" : strerror(-authorized)) < 0)
+			why = NULL;
+		answer_denied(&p->call, why ?: p->reason);
+	}
+	pending_free(p);
+	pending_dec();
+}
+
+int request_start(const RequestCall *c)
+{
+	const OpsMethod *m = c->method;
+	Pin target = PIN_NULL, source = PIN_NULL;
+	_cleanup_free_ char *reason = NULL;
+	bool interactive = false;
+	OpsTargets t = {};
+	void *req;
+	int r, trace_fd = -EBADF;
+
+	if (m->run == OPS_RUN_WATCH)
+		return -EINVAL;
+	req = malloc(m->request_size);
+	if (!req)
+		return -ENOMEM;
+	m->request_init(req);
+	r = prepare(c, req, &t, &target, &source, &trace_fd, &reason, &interactive);
+	if (r == 2) {
+		Pending *p = calloc(1, sizeof(*p));
+
+		if (p) {
+			*p = (Pending){.call = *c,
+				       .req = req,
+				       .t = t,
+				       .target = target,
+				       .source = source,
+				       .trace_fd = trace_fd,
+				       .reason = TAKE_PTR(reason),
+				       .action = polkit_action(&t, &target, c->caller.id.uid)};
+			r = polkit_check(&c->caller, p->action, interactive, on_polkit, p);
+			if (r >= 0) {
+				n_pending++;
+				return 0;
+			}
+			/* No polkit: the policy file's answer stands. */
+			reason = TAKE_PTR(p->reason);
+			free(p);
+		}
+		answer_denied(c, reason);
+		r = 0;
+	} else if (r == 0)
+		run_prepared(c, req, &t, &target, &source, trace_fd);
+	r = 0;
 	pin_done(&target);
 	pin_done(&source);
 	request_freep(&req, m);
@@ -473,11 +562,14 @@ int request_prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_p
 {
 	Pin target = PIN_NULL, source = PIN_NULL;
 	OpsListRequest req;
+	_cleanup_free_ char *reason = NULL;
+	bool interactive;
 	OpsTargets t = {};
 	int r, trace_fd;
 
 	c->method->request_init(&req);
-	r = prepare(c, &req, &t, &target, &source, &trace_fd);
+	/* Never 2: reading is the policy file's alone. */
+	r = prepare(c, &req, &t, &target, &source, &trace_fd, &reason, &interactive);
 	pin_done(&source);
 	if (r > 0) {
 		pin_done(&target);
@@ -511,12 +603,15 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 
 	if (fd < 0 || mnt_ns_id(fd, &own_ns_id) < 0)
 		own_ns_id = 0;
+	/* Without polkit the policy file alone decides. */
+	(void)polkit_setup(event);
 	return executor_new(event, handle, worker_idle_usec, &executor);
 }
 
 void request_shutdown(void)
 {
 	executor = executor_free(executor);
+	polkit_shutdown();
 }
 
 size_t request_pending(void)

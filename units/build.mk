@@ -8,6 +8,8 @@ install-units:
 	install -D -m644 units/io.mountd1.conf $(DESTDIR)/usr/share/dbus-1/system.d/io.mountd1.conf
 	install -D -m644 units/io.mountd1.service \
 		$(DESTDIR)/usr/share/dbus-1/system-services/io.mountd1.service
+	install -D -m644 units/io.mountd.policy \
+		$(DESTDIR)/usr/share/polkit-1/actions/io.mountd.policy
 	install -d $(DESTDIR)/etc/systemd/system/sockets.target.wants
 	ln -sf /usr/lib/systemd/system/mountd.socket \
 		$(DESTDIR)/etc/systemd/system/sockets.target.wants/mountd.socket

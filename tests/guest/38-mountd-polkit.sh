@@ -1,0 +1,61 @@
+#!/bin/bash
+# polkit decides where the policy file does not (daemon/polkit.c): a rule
+# in /etc/polkit-1/rules.d grants the user one of mountd's actions; a deny
+# rule in the policy file still wins; without a grant the request is
+# refused naming the action.  Judged by what gets mounted.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mountd-lib.sh"
+
+setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+	unshare -Ur --mount --propagation private sleep infinity &
+container=$!
+for _ in $(seq 50); do
+	[ "$(readlink /proc/$container/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
+	sleep 0.1
+done
+mkdir -p /tmp/pk && chmod 0777 /tmp/pk
+ctr_create() { # path
+	vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$1\",\"create\":\"directory\"}}" 2>&1
+	true
+}
+mounted() { nsenter -t $container -m mountpoint -q "$1"; }
+
+export MOUNTD_POLICY=$work/policy
+: >"$MOUNTD_POLICY"
+check "polkitd is there to ask" busctl --system status org.freedesktop.PolicyKit1
+check "mountd starts with an empty policy" start_mountd
+chmod 0666 $SOCK
+
+check_output "without a grant, polkit refuses and the reason names the action" \
+	'io.mountd.mount-own-container not authorized' ctr_create /tmp/pk/a
+check_fails "  nothing mounted" mounted /tmp/pk/a
+
+mkdir -p /etc/polkit-1/rules.d
+cat >/etc/polkit-1/rules.d/50-mountd-test.rules <<RULES
+polkit.addRule(function(action, subject) {
+	if (action.id == "io.mountd.mount-own-container" && subject.user == "mountdtest")
+		return polkit.Result.YES;
+});
+RULES
+sleep 2 # polkitd reloads its rules on a change
+check_output "a polkit rule grants the user its own containers" '"mountId"' ctr_create /tmp/pk/b
+check "  mounted there" mounted /tmp/pk/b
+check_output "  but not the host's namespace (another action)" \
+	'io.mountd.mount-other-namespace not authorized' \
+	bash -c "vcall Create '{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":1},\"path\":\"/tmp/pk/host\"}}' 2>&1; true"
+check_fails "  nothing mounted on the host" mountpoint -q /tmp/pk/host
+stop_mountd
+
+echo 'deny user=1000 method=Create' >"$MOUNTD_POLICY"
+check "mountd starts with a deny rule" start_mountd
+chmod 0666 $SOCK
+check_output "a deny rule of the policy file is final: polkit is not asked" \
+	'policy line 1' ctr_create /tmp/pk/c
+check_fails "  nothing mounted" mounted /tmp/pk/c
+stop_mountd
+
+rm -f /etc/polkit-1/rules.d/50-mountd-test.rules
+nsenter -t $container -m umount /tmp/pk/b 2>/dev/null
+kill $container 2>/dev/null
+rm -rf /tmp/pk "$work"
+done_testing
