@@ -68,7 +68,7 @@ static bool is_refusal(const char *error)
 }
 
 void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
-		   const char *error, json_object *error_parameters)
+		   const char *authorized_by, const char *error, json_object *error_parameters)
 {
 	char comm[32] = "", path[64], messages[1024];
 	const char *target = member(parameters, "path") ?: member(parameters, "placement.path");
@@ -76,7 +76,7 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	const char *fstype = member(parameters, "fsType");
 	const char *errno_name = member(error_parameters, "errnoName");
 	const char *step = member(error_parameters, "step");
-	const char *reason = member(error_parameters, "reason");
+	const char *reason = member(error_parameters, "reason") ?: authorized_by;
 	_cleanup_fclose_ FILE *f = NULL;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)caller->pid);
@@ -88,7 +88,7 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	(void)sd_journal_send(
 		"MESSAGE=%s by uid %u (%s): %s%s%s%s%s", method, (unsigned)caller->id.uid,
 		comm[0] ? comm : "?", error ?: "done", step ? " at " : "", step ?: "",
-		reason ? ": " : "", reason ?: "", "MESSAGE_ID=%s",
+		reason && error ? ": " : "", reason && error ? reason : "", "MESSAGE_ID=%s",
 		is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST,
 		"PRIORITY=%d", error ? LOG_NOTICE : LOG_INFO, "MOUNTD_CALLER_UID=%u",
 		(unsigned)caller->id.uid, "MOUNTD_CALLER_GID=%u", (unsigned)caller->id.gid,

@@ -20,5 +20,6 @@
 
 /* parameters: the request as the caller sent it (JSON, either front end);
  * error: NULL for success, else the error name with its parameters. */
+/* authorized_by: what allowed it (NULL: root, or refused before). */
 void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
-		   const char *error, json_object *error_parameters);
+		   const char *authorized_by, const char *error, json_object *error_parameters);

@@ -91,8 +91,16 @@ int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *
 	}
 
 	r = policy_check(&auth_policy, &caller->id, &req, &line, &why);
-	if (r == 0)
+	if (r == 0) {
+		/* What allowed it, for the audit record. */
+		if (line > 0)
+			r = asprintf(ret_reason, "policy line %u", line);
+		else
+			r = asprintf(ret_reason, "%s", why);
+		if (r < 0)
+			*ret_reason = NULL;
 		return 0;
+	}
 deny:
 	if (line > 0)
 		r = asprintf(ret_reason, "%s for uid %u (policy line %u)", why ?: "denied",

@@ -27,6 +27,7 @@ extern Policy auth_policy;
  * returned to it), -EPERM when not, with a line a person can act on in
  * *ret_reason (to be freed); other negative errnos when the facts could not
  * be gathered. */
-/* -EPERM: a deny rule decided; -EACCES: no rule allowed it. */
+/* -EPERM: a deny rule decided; -EACCES: no rule allowed it.  *ret_reason
+ * says why either way (NULL for root, whom no rule binds). */
 int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns, bool image,
 	      const char *fstype, uint64_t attributes, char **ret_reason);

@@ -37,8 +37,8 @@ void request_answer_done(RequestAnswer *a)
 static void answer(const RequestCall *c, RequestAnswer *a)
 {
 	/* Before done(), which may take the answer's parameters. */
-	audit_request(&c->caller, c->method ? c->method->name : "?", c->parameters, a->error,
-		      a->error ? a->parameters : NULL);
+	audit_request(&c->caller, c->method ? c->method->name : "?", c->parameters,
+		      c->authorized_by, a->error, a->error ? a->parameters : NULL);
 	c->done(a, c->userdata);
 	request_answer_done(a);
 }
@@ -174,6 +174,7 @@ typedef struct Job {
 	RequestCall call;
 	const void *req; /* for errors that need it; NULL once freed */
 	char *attribute; /* Info's, for NotSupported */
+	char *authorized_by;
 } Job;
 
 static void pending_dec(void)
@@ -216,6 +217,7 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 		answer(&j->call, &a);
 	}
 	free(j->attribute);
+	free(j->authorized_by);
 	free(j);
 	pending_dec();
 }
@@ -294,10 +296,15 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	if (!j)
 		return -ENOMEM;
 	j->call = *c;
+	if (c->authorized_by) {
+		j->authorized_by = strdup(c->authorized_by);
+		j->call.authorized_by = j->authorized_by;
+	}
 	if (c->method->execute && streq(c->method->name, "Info") &&
 	    ((OpsInfoRequest *)req)->attribute) {
 		j->attribute = strdup(((OpsInfoRequest *)req)->attribute);
 		if (!j->attribute) {
+			free(j->authorized_by);
 			free(j);
 			return -ENOMEM;
 		}
@@ -313,6 +320,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 			    REQUEST_TIMEOUT_USEC, job_done, j);
 	if (r < 0) {
 		free(j->attribute);
+		free(j->authorized_by);
 		free(j);
 		return r;
 	}
@@ -411,12 +419,15 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	}
 	if (r < 0)
 		goto failed;
+	free(reason);
 	r = authorize(&c->caller, c->method->name, t->target, t->image, t->fstype, t->attributes,
 		      &reason);
 	if (r == -EACCES && c->method->run == OPS_RUN_WORKER && !streq(c->method->name, "Info")) {
 		*ret_reason = TAKE_PTR(reason);
 		return 2;
 	}
+	if (r == 0)
+		*ret_reason = TAKE_PTR(reason);
 	if (r == -EPERM || r == -EACCES)
 		goto denied;
 	if (r < 0)
@@ -495,9 +506,14 @@ static void on_polkit(int authorized, void *userdata)
 {
 	Pending *p = userdata;
 
-	if (authorized > 0)
+	if (authorized > 0) {
+		_cleanup_free_ char *by = NULL;
+
+		if (asprintf(&by, "polkit: %s", p->action) < 0)
+			by = NULL;
+		p->call.authorized_by = by;
 		run_prepared(&p->call, p->req, &p->t, &p->target, &p->source, p->trace_fd);
-	else {
+	} else {
 		_cleanup_free_ char *why = NULL;
 
 		if (asprintf(&why, "%s; polkit: %s %s", p->reason ?: "denied by policy", p->action,
@@ -549,8 +565,12 @@ int request_start(const RequestCall *c)
 		}
 		answer_denied(c, reason);
 		r = 0;
-	} else if (r == 0)
-		run_prepared(c, req, &t, &target, &source, trace_fd);
+	} else if (r == 0) {
+		RequestCall authorized = *c;
+
+		authorized.authorized_by = reason;
+		run_prepared(&authorized, req, &t, &target, &source, trace_fd);
+	}
 	r = 0;
 	pin_done(&target);
 	pin_done(&source);

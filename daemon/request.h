@@ -42,6 +42,9 @@ typedef struct RequestCall {
 	 * (NULL: the front end cannot, as with D-Bus). */
 	void (*drop_fd)(size_t index, void *userdata);
 	void *userdata;
+	/* request.c's: what authorized it (the policy line, polkit), for the
+	 * audit record; the front ends leave it NULL. */
+	const char *authorized_by;
 } RequestCall;
 
 /* Start the executor, whose idle workers end after worker_idle_usec;

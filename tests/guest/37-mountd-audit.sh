@@ -45,6 +45,8 @@ check_output "a failed step records errno and step" '^EACCES resolve' \
 	bash -c "records MOUNTD_PATH=/root/audit/x | python3 -c 'import json,sys
 for l in sys.stdin:
     r=json.loads(l); print(r[\"MOUNTD_ERRNO\"], r[\"MOUNTD_STEP\"])'"
+check_output "an allowed request records what allowed it" '^policy line 1$' \
+	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info MOUNTD_RESULT=ok | field MOUNTD_POLICY"
 check_output "root's request is recorded too" '^ok$' \
 	bash -c "records MOUNTD_CALLER_UID=0 | field MOUNTD_RESULT"
 check_output "the D-Bus call is recorded with the user" '^List$' \

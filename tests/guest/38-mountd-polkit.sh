@@ -40,6 +40,10 @@ RULES
 sleep 2 # polkitd reloads its rules on a change
 check_output "a polkit rule grants the user its own containers" '"mountId"' ctr_create /tmp/pk/b
 check "  mounted there" mounted /tmp/pk/b
+check_output "  and the journal says polkit allowed it" '^polkit: io.mountd.mount-own-container$' \
+	bash -c "journalctl --sync; journalctl -q -o json _PID=$mountd MOUNTD_METHOD=Create MOUNTD_RESULT=ok |
+		python3 -c 'import json,sys
+for l in sys.stdin: print(json.loads(l)[\"MOUNTD_POLICY\"])'"
 check_output "  but not the host's namespace (another action)" \
 	'io.mountd.mount-other-namespace not authorized' \
 	bash -c "vcall Create '{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":1},\"path\":\"/tmp/pk/host\"}}' 2>&1; true"
