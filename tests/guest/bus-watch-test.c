@@ -7,9 +7,10 @@
  *       signal: "path P", "ready", "event added|removed|changed MOUNTPOINT
  *       FSTYPE", "gone REASON".  Exits 0 after Gone; with --stop-at, calls
  *       Stop after an event of MOUNTPOINT and prints "stopped".
- *   bus-watch-test --many N
+ *   bus-watch-test --many N [--hold]
  *       Ask for N watches on one connection; prints "ok" for each, then
- *       the D-Bus error name of the first refusal.
+ *       the D-Bus error name of the first refusal.  --hold: then keep the
+ *       connection (and its watches) until killed.
  * Exit status 1 on a failed call (the error is printed), 2 on bad usage.
  */
 
@@ -116,7 +117,7 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return 0;
 }
 
-static int many(sd_bus *bus, long n)
+static int many(sd_bus *bus, long n, bool hold)
 {
 	for (long i = 0; i < n; i++) {
 		sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -129,7 +130,11 @@ static int many(sd_bus *bus, long n)
 			return 0;
 		}
 		printf("ok %s\n", path);
+		fflush(stdout);
 	}
+	while (hold)
+		if (sd_bus_wait(bus, UINT64_MAX) < 0 || sd_bus_process(bus, NULL) < 0)
+			break;
 	return 0;
 }
 
@@ -148,7 +153,9 @@ int main(int argc, char **argv)
 			r = sd_bus_open_system(&s.bus);
 			if (r < 0)
 				return fail("system bus", r, NULL);
-			return many(s.bus, atol(argv[++i]));
+			i++;
+			return many(s.bus, atol(argv[i]),
+				    i + 1 < argc && strcmp(argv[i + 1], "--hold") == 0);
 		} else {
 			fprintf(stderr,
 				"usage: bus-watch-test [--pid PID] [--stop-at MOUNTPOINT] | "
