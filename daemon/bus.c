@@ -499,6 +499,17 @@ static int bus_call_new(sd_bus_message *m, BusFront *b, RequestCall *rc, BusCall
 	if (r < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid parameter: %s",
 					 c->field[0] ? c->field : "parameters");
+	/* D-Bus has its own way to say it (the message header's flag, as
+	 * busctl --allow-interactive-authorization sets): the same as the
+	 * option, for the methods that take it. */
+	if (sd_bus_message_get_allow_interactive_authorization(m) > 0 &&
+	    !json_object_object_get_ex(c->params, "allowInteractiveAuthentication", NULL))
+		for (const JsonDispatch *f = om->fields; f && f->name; f++)
+			if (streq(f->name, "allowInteractiveAuthentication")) {
+				json_object_object_add(c->params, "allowInteractiveAuthentication",
+						       json_object_new_boolean(true));
+				break;
+			}
 	*rc = (RequestCall){
 		.method = om,
 		.parameters = c->params,

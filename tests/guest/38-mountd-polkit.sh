@@ -22,13 +22,24 @@ mounted() { nsenter -t $container -m mountpoint -q "$1"; }
 
 export MOUNTD_POLICY=$work/policy
 : >"$MOUNTD_POLICY"
-check "polkitd is there to ask" busctl --system status org.freedesktop.PolicyKit1
+check "polkitd is there to ask" systemctl start polkit.service
 check "mountd starts with an empty policy" start_mountd
 chmod 0666 $SOCK
 
 check_output "without a grant, polkit refuses and the reason names the action" \
 	'io.mountd.mount-own-container not authorized' ctr_create /tmp/pk/a
 check_fails "  nothing mounted" mounted /tmp/pk/a
+check_output "D-Bus with the header's interactive flag: refused (no agent to ask)" \
+	'Access denied' bash -c "as_user busctl --system --allow-interactive-authorization=yes call \
+		io.mountd1 /io/mountd1 io.mountd1.Manager Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 3 \
+		namespace a{sv} 1 pid u $container path s /tmp/pk/i create s directory 2>&1; true"
+check_output "  by polkit, as the journal says" 'polkit: io.mountd.mount-own-container not authorized' \
+	bash -c "journalctl --sync; journalctl -q -o json _PID=$mountd MOUNTD_CALLER_COMM=busctl MOUNTD_METHOD=Create |
+		python3 -c 'import json,sys
+for l in sys.stdin: print(json.loads(l)[\"MOUNTD_POLICY\"])'"
+check_output "  and a method without that option takes the flag too" '^a' \
+	as_user busctl --system --allow-interactive-authorization=yes call io.mountd1 /io/mountd1 \
+	io.mountd1.Manager List 'a{sv}' 0
 
 mkdir -p /etc/polkit-1/rules.d
 cat >/etc/polkit-1/rules.d/50-mountd-test.rules <<RULES
