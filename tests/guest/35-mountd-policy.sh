@@ -26,15 +26,8 @@ check "root is never bound by the policy" \
 	varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/","attribute":"ids"}'
 stop_mountd
 
-# A user's own rootless container: a user + mount namespace uid 1000 made.
-# setpriv and unshare exec: $! is the sleep in the new namespaces.
-setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
-	unshare -Ur --mount --propagation private sleep infinity &
-container=$!
-for _ in $(seq 50); do
-	[ "$(readlink /proc/$container/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
-	sleep 0.1
-done
+# A user's own rootless container.
+user_container
 mkdir -p /tmp/ctr && chmod 0777 /tmp/ctr
 
 cat >"$MOUNTD_POLICY" <<'POLICY'

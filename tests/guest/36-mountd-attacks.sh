@@ -28,16 +28,8 @@ echo "root only" >/root/secret-dir/file && chmod 0600 /root/secret-dir/file
 rm -rf /tmp/ctr && mkdir -p /tmp/ctr/mine /tmp/ctr/ov/u /tmp/ctr/ov/w /tmp/ctr/ov/l &&
 	chmod 0777 /tmp/ctr && chown -R $USER_ID:$USER_ID /tmp/ctr/mine /tmp/ctr/ov
 
-# The user's rootless container (setpriv itself in the background, not a
-# shell function: $! must be the process that ends up in the namespaces).
-setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
-	unshare -Ur --mount --propagation private sleep infinity &
-container=$!
-export container
-for _ in $(seq 50); do
-	[ "$(readlink /proc/$container/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
-	sleep 0.1
-done
+# A user's own rootless container.
+user_container
 
 export MOUNTD_POLICY=$work/policy
 cat >"$MOUNTD_POLICY" <<'POLICY'

@@ -6,13 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
 
-setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
-	unshare -Ur --mount --propagation private sleep infinity &
-container=$!
-for _ in $(seq 50); do
-	[ "$(readlink /proc/$container/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
-	sleep 0.1
-done
+user_container
 mkdir -p /tmp/pk && chmod 0777 /tmp/pk
 ctr_create() { # path
 	vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$1\",\"create\":\"directory\"}}" 2>&1

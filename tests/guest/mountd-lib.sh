@@ -9,6 +9,8 @@
 #                          dbus-daemon turns away uids without one)
 #   vcall METHOD JSON      varlinkctl as that user
 #   vdenied METHOD JSON    the same, expected to fail: its error is the output
+#   user_container         start that user's rootless container (a user and
+#                          mount namespace it made); its pid in $container
 
 TOP=${MOUNTD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${MOUNTD_BUILD:-$TOP/build}
@@ -69,3 +71,15 @@ vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; 
 vdenied() { ! vcall "$@" 2>&1; }
 export USER_ID SOCK
 export -f as_user vcall vdenied
+user_container() {
+	# setpriv itself in the background, not a shell function: $! must be
+	# the process that ends up in the namespaces.
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+		unshare -Ur --mount --propagation private sleep infinity &
+	container=$!
+	for _ in $(seq 50); do
+		[ "$(readlink /proc/$container/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
+		sleep 0.1
+	done
+	export container
+}
