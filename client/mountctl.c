@@ -654,7 +654,12 @@ typedef struct Command {
 	const char *shortopts;
 	const struct option *options;
 	const char *usage; /* "" for the hidden test paths */
+	/* Which arguments (bit N: argv[N]) are paths in the target namespace
+	 * (TARGET_PATHS) or, for bind's source, in mountctl's own. */
+	unsigned target_paths, source_paths;
 } Command;
+
+#define ARG(n) (1U << (n))
 
 #define O(name, has, val)            \
 	{                            \
@@ -738,53 +743,124 @@ static const Command commands[] = {
 	 "  -o takes mount(8) options: ro, nosuid, nodev, noexec, noatime, relatime,\n"
 	 "  strictatime, nodiratime, nosymfollow become mount attributes; shared,\n"
 	 "  private, slave, unbindable the propagation; the rest (size=1M, mode=755,\n"
-	 "  ...) are fsconfig() parameters of the filesystem."},
+	 "  ...) are fsconfig() parameters of the filesystem.",
+	 ARG(1), 0},
 	{"bind", NULL, cmd_bind, 2, 2, "o:R", bind_options,
 	 "bind [--recursive | --no-recursive] [--idmap USERNS] [-o ATTRIBUTES]\n"
 	 "            [--propagation TYPE] [--mkdir[=file]] SOURCE TARGET\n"
 	 "  Bind SOURCE (a path in mountctl's own namespace) to TARGET (in the\n"
 	 "  target namespace).  Recursive unless --no-recursive.  --idmap takes a\n"
-	 "  user namespace file (/proc/PID/ns/user) and makes an idmapped mount."},
+	 "  user namespace file (/proc/PID/ns/user) and makes an idmapped mount.",
+	 ARG(1), ARG(0)},
 	{"remount", NULL, cmd_remount, 1, 1, "o:", remount_options,
 	 "remount -o OPTIONS PATH\n"
 	 "  Like mount -o remount: attribute words (ro, nosuid, ...) change the\n"
 	 "  mount (mount_setattr), the rest reconfigure the filesystem (fspick,\n"
-	 "  fsconfig, FSCONFIG_CMD_RECONFIGURE); ro/rw do both."},
+	 "  fsconfig, FSCONFIG_CMD_RECONFIGURE); ro/rw do both.",
+	 ARG(0), 0},
 	{"reconfigure", NULL, cmd_remount, 1, 1, "o:", remount_options,
 	 "reconfigure -o PARAMETERS PATH\n"
 	 "  Reconfigure the filesystem at PATH: every word is an fsconfig()\n"
-	 "  parameter (\"ro\" makes the superblock read-only)."},
+	 "  parameter (\"ro\" makes the superblock read-only).",
+	 ARG(0), 0},
 	{"set", NULL, cmd_set, 1, 1, "o:R", set_options,
 	 "set [-o ATTRIBUTES] [--propagation TYPE] [--recursive] [--idmap USERNS] PATH\n"
 	 "  Change the mount's attributes: ro/rw, nosuid/suid, nodev/dev,\n"
 	 "  noexec/exec, noatime/relatime/strictatime, nodiratime/diratime,\n"
-	 "  nosymfollow/symfollow; and its propagation (also as -o shared, rslave...)."},
+	 "  nosymfollow/symfollow; and its propagation (also as -o shared, rslave...).",
+	 ARG(0), 0},
 	{"move", NULL, cmd_move, 2, 2, "", move_options,
 	 "move [--mkdir[=file]] [--beneath] FROM TO\n"
-	 "  Move the mount at FROM to TO (move_mount)."},
+	 "  Move the mount at FROM to TO (move_mount).",
+	 ARG(0) | ARG(1), 0},
 	{"umount", "unmount", cmd_umount, 1, 1, "l", umount_options,
 	 "umount [--lazy] [--force] PATH\n"
-	 "  Unmount the mount at PATH; --lazy detaches it now (MNT_DETACH)."},
+	 "  Unmount the mount at PATH; --lazy detaches it now (MNT_DETACH).",
+	 ARG(0), 0},
 	{"info", NULL, cmd_info, 1, -1, "", info_options,
 	 "info [--nth N] [--mth M] [--no-fallback] PATH [ATTRIBUTE...]\n"
 	 "  fsinfo() attributes of the filesystem at PATH; all of them without\n"
 	 "  ATTRIBUTE.  Multi-valued ones (parameter, source, server_name,\n"
-	 "  server_address) are enumerated unless --nth/--mth pick an instance."},
+	 "  server_address) are enumerated unless --nth/--mth pick an instance.",
+	 ARG(0), 0},
 	{"list", NULL, cmd_list, 0, 0, "", list_options,
 	 "list [--table]\n"
-	 "  The mounts of the namespace as a tree (like findmnt), or a flat table."},
+	 "  The mounts of the namespace as a tree (like findmnt), or a flat table.", 0, 0},
 	{"watch", NULL, cmd_watch, 0, 0, "", watch_options,
 	 "watch [--events N]\n"
 	 "  Print each change of the namespace's mount table as it happens; first\n"
 	 "  \"ready\" once watching.  Ends when the namespace goes away (\"gone\"),\n"
-	 "  or after N changes."},
+	 "  or after N changes.", 0, 0},
 	{"apply", NULL, cmd_apply, 0, 1, "n", apply_options,
 	 "apply [--dry-run] [FILE]\n"
 	 "  Perform the mount-context lines of FILE (or stdin): t FSTYPE, s SOURCE,\n"
 	 "  o OPTION[=VALUE], m TARGET, then x create or x reconfigure.  Errors\n"
-	 "  point at their line.  --dry-run prints the calls instead."},
-	{"__format", NULL, cmd_format, 1, 4, "", no_options, ""},
+	 "  point at their line.  --dry-run prints the calls instead.", 0, 0},
+	{"__format", NULL, cmd_format, 1, 4, "", no_options, "", 0, 0},
 };
+
+/* A relative path means what it means to mount(8): from the working
+ * directory, in mountctl's own namespace.  In another namespace there is
+ * no working directory of ours: refused rather than taken from its root.
+ * 0 or an exit code; *ret to be freed. */
+static int absolute_path(Ctx *c, const char *path, bool own_namespace, char **ret)
+{
+	_cleanup_free_ char *cwd = NULL;
+
+	*ret = NULL;
+	if (path[0] == '/') {
+		*ret = strdup(path);
+		return *ret ? 0 : EXIT_FAILED;
+	}
+	if (!own_namespace) {
+		err(c, "relative path '%s' in another namespace: give it from that namespace's "
+		       "root (/...)",
+		    path);
+		return EXIT_USAGE;
+	}
+	cwd = get_current_dir_name();
+	if (!cwd) {
+		err(c, "cannot make '%s' absolute: working directory: %m", path);
+		return EXIT_FAILED;
+	}
+	if (asprintf(ret, "%s/%s", streq(cwd, "/") ? "" : cwd, path) < 0) {
+		*ret = NULL;
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+/* argv with every path argument of cmd made absolute (*ret NULL when the
+ * command takes none). */
+static int absolute_paths(Ctx *c, const Command *cmd, const Args *a, int argc, char **argv,
+			  char ***ret)
+{
+	bool target_own = c->ns_pid <= 0 && c->ns_pidfd < 0 && !c->ns_path;
+	bool source_own = a->source_pid <= 0 && !a->source_ns;
+	_cleanup_strv_free_ char **l = NULL;
+	int r;
+
+	*ret = NULL;
+	if (!cmd->target_paths && !cmd->source_paths)
+		return 0;
+	l = calloc((size_t)argc + 1, sizeof(char *));
+	if (!l)
+		return EXIT_FAILED;
+	for (int i = 0; i < argc; i++) {
+		if (i < 32 && (cmd->target_paths | cmd->source_paths) & ARG(i))
+			r = absolute_path(c, argv[i],
+					  cmd->source_paths & ARG(i) ? source_own : target_own,
+					  &l[i]);
+		else {
+			l[i] = strdup(argv[i]);
+			r = l[i] ? 0 : EXIT_FAILED;
+		}
+		if (r)
+			return r;
+	}
+	*ret = TAKE_PTR(l);
+	return 0;
+}
 
 static void usage_overview(FILE *f)
 {
@@ -983,6 +1059,7 @@ static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
 	char shortopts[64];
 	size_t n = 0;
 	Args a = {.recursive = -1, .nth = -1, .mth = -1};
+	char **paths = NULL;
 	int opt, r;
 
 	for (const struct option *o = cmd->options; o->name; o++)
@@ -1026,7 +1103,10 @@ static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
 		free(a.options);
 		return EXIT_USAGE;
 	}
-	r = cmd->run(c, &a, argc, argv);
+	r = absolute_paths(c, cmd, &a, argc, argv, &paths);
+	if (r == 0)
+		r = cmd->run(c, &a, argc, paths ?: argv);
+	strv_free(paths);
 	free(a.options);
 	return r;
 }

@@ -306,6 +306,20 @@ expect_fail "unreachable daemon: exit 3" 3 "cannot reach mountd" mountctl --sock
 expect_fail "usage error: exit 2" 2 "missing arguments" mountctl move /mnt/x
 check_output "every command has --help" "Usage: mountctl .*watch" mountctl watch --help
 
+# ---- relative paths: from the working directory, as with mount(8) ------------------
+mkdir -p /mnt/rel/data && echo rel-content >/mnt/rel/data/f
+check "a relative mount point is taken from the working directory" \
+	bash -c 'cd /mnt/rel && mountctl mount -t tmpfs --mkdir none sub'
+check "  it is at /mnt/rel/sub" mountpoint -q /mnt/rel/sub
+check_fails "  and nothing is at /sub" mountpoint -q /sub
+check "a relative bind source and target, too" bash -c 'cd /mnt/rel && mountctl bind --mkdir data b'
+check_output "  /mnt/rel/b shows data's file" '^rel-content$' cat /mnt/rel/b/f
+check "umount by relative path" bash -c 'cd /mnt/rel && mountctl umount sub && mountctl umount b'
+relns=$(new_mntns)
+pids+=("$relns")
+expect_fail "a relative path in another namespace is refused" 2 "relative path 'sub' in another namespace" \
+	bash -c "cd /mnt/rel && mountctl --pid $relns umount sub"
+
 # ---- the README's examples, as printed ----------------------------------------------
 python3 "$TOP/tests/guest/readme-examples.py" "$TOP/README.md" >"$work/readme.sh"
 check_output "the README examples work as printed" README-OK bash "$work/readme.sh"
