@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,13 +136,56 @@ static int setup_idle_exit(Daemon *d)
 					  0, on_idle_timer, d);
 }
 
+#define MOUNTD_VERSION "0.1"
+
+static void help(void)
+{
+	printf("Usage: %s [--help] [--version]\n\n"
+	       "The mount manager daemon: serves io.mountd.Mount over varlink at %s\n"
+	       "(and io.mountd1 on the system bus).  Normally started by systemd\n"
+	       "(mountd.socket); run by hand it refuses to take a socket another\n"
+	       "process serves.  Settings come from the environment: MOUNTD_POLICY,\n"
+	       "MOUNTD_IDLE_SEC, MOUNTD_WORKER_IDLE_SEC.  See mountd(8).\n",
+	       program_invocation_short_name, SOCKET_PATH);
+}
+
+/* 1 to go on, 0 to exit successfully, negative to exit with usage error. */
+static int parse_argv(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+		switch (c) {
+		case 'h':
+			help();
+			return 0;
+		case 'V':
+			printf("mountd %s\n", MOUNTD_VERSION);
+			return 0;
+		default:
+			return -EINVAL;
+		}
+	if (optind < argc) {
+		fprintf(stderr, "mountd: unexpected argument '%s'; see mountd --help\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	Daemon d = {};
 	int r;
 
-	(void)argc;
-	(void)argv;
+	r = parse_argv(argc, argv);
+	if (r <= 0)
+		return r < 0 ? 2 : 0;
 	umask(0022);
 
 	/* A policy that does not parse is not guessed at: refuse to start,
@@ -179,7 +223,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	r = varlink_server_new(&d.server, d.event, "mountd", "mountd", "0.1",
+	r = varlink_server_new(&d.server, d.event, "mountd", "mountd", MOUNTD_VERSION,
 			       "https://example.invalid/mountd");
 	if (r >= 0)
 		r = varlink_mount_register(d.server);
@@ -203,6 +247,13 @@ int main(int argc, char **argv)
 	(void)mkdir("/run/mountd", 0755);
 	d.socket_activated = sd_listen_fds(0) > 0;
 	r = varlink_server_listen_auto(d.server, SOCKET_PATH);
+	if (r == -EADDRINUSE) {
+		fprintf(stderr,
+			"mountd: %s is served by another process (systemd's mountd.socket?); "
+			"not starting a second mountd\n",
+			SOCKET_PATH);
+		return 1;
+	}
 	if (r < 0) {
 		fprintf(stderr, "mountd: listen on %s: %s\n", SOCKET_PATH, strerror(-r));
 		return 1;

@@ -1586,6 +1586,25 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd)
 	return 0;
 }
 
+/* Whether some process (systemd's socket unit, another instance) listens
+ * on the AF_UNIX socket at path, from /proc/net/unix rather than by
+ * connecting, which would start a socket-activated service. */
+static bool socket_path_listening(const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/net/unix", "re");
+	char line[4200], p[4097];
+	unsigned flags;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		/* Num RefCount Protocol Flags Type St Inode Path; __SO_ACCEPTCON */
+		if (sscanf(line, "%*s %*s %*s %x %*s %*s %*s %4096s", &flags, p) == 2 &&
+		    (flags & 0x10000) && streq(p, path))
+			return true;
+	return false;
+}
+
 int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -1602,9 +1621,13 @@ int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode)
 	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	/* A socket file left by a previous run would make bind() fail. */
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+	/* A socket file left by a previous run would make bind() fail; one
+	 * that is still served is not ours to take. */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		if (socket_path_listening(path))
+			return -EADDRINUSE;
 		(void)unlink(path);
+	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	/* chmod before listen(): nobody can connect in between. */

@@ -116,7 +116,8 @@ int varlink_server_add_interface(VarlinkServer *s, const char *idl, const Varlin
 				 void *userdata);
 
 int varlink_server_listen_fd(VarlinkServer *s, int fd); /* takes ownership, also on failure */
-/* Binds path (replacing a stale socket file), chmod()s it to mode. */
+/* Binds path (replacing a stale socket file, never one another process
+ * listens on: -EADDRINUSE), chmod()s it to mode. */
 int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode);
 /* Uses the sockets systemd passed (sd_listen_fds), else binds fallback_path
  * with mode 0666.  Returns the number of sockets listened on. */

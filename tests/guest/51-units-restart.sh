@@ -106,6 +106,21 @@ check_output "no mount is left below $dir" "^0$" bash -c "awk '\$5 ~ \"^$dir/\"'
 check_output "no mountd process other than the service's" "^1$" bash -c "pgrep -xc mountd"
 rm -rf $dir
 
+# Run by hand beside the socket unit, mountd leaves systemd's socket alone.
+fresh_units
+check "mountd.socket listens" systemctl is-active -q mountd.socket
+ino=$(stat -c %i $SOCK)
+check_output "mountd --help prints its usage and starts nothing" '^Usage: mountd' \
+	/usr/libexec/mountd --help
+check_output "mountd --version" '^mountd [0-9]' /usr/libexec/mountd --version
+check_output "an unknown argument is a usage error" "exit 2" \
+	bash -c '/usr/libexec/mountd --bogus 2>&1; echo "exit $?"'
+check_output "started by hand, mountd refuses the socket systemd serves" \
+	'served by another process.*\(exit 1\)' \
+	bash -c 'out=$(MOUNTD_POLICY=/nonexistent timeout 10 /usr/libexec/mountd 2>&1); echo "$out (exit $?)"'
+check "  the socket file is systemd's still" test "$(stat -c %i $SOCK)" = "$ino"
+check "  and clients are still served" $V org.varlink.service.GetInfo
+
 fresh_units
 rm -rf "$work"
 done_testing

@@ -998,6 +998,17 @@ static void test_api_edges(const char *dir)
 
 	/* No too-large error named: such a request only ends the connection. */
 	ok(varlink_server_listen_path(s, path, 0600) == 0, "listens once named");
+	{
+		_cleanup_(varlink_server_freep) VarlinkServer *other = NULL;
+		struct stat before, after;
+
+		ok(stat(path, &before) == 0 &&
+			   varlink_server_new(&other, event, "v", "p", "1", "u") == 0 &&
+			   varlink_server_set_errno_error(other, "a.b.Error") == 0 &&
+			   varlink_server_listen_path(other, path, 0600) == -EADDRINUSE &&
+			   stat(path, &after) == 0 && before.st_ino == after.st_ino,
+		   "a socket another server listens on is neither taken nor removed");
+	}
 	varlink_server_set_max_message_size(s, 64);
 	memcpy(saved, sock_path, sizeof(saved));
 	memcpy(sock_path, path, sizeof(sock_path));
