@@ -11,6 +11,33 @@
 
 /* <linux/pidfd.h> clashes with glibc's <fcntl.h>; the ioctl is uapi (6.11). */
 Policy auth_policy;
+static bool auth_policy_good;
+/* Why only root is served: the policy file did not parse at start-up. */
+static char *auth_policy_error;
+
+int auth_policy_load(const char *path)
+{
+	_cleanup_free_ char *err = NULL;
+	Policy p = {};
+	int r;
+
+	r = policy_load(&p, path, &err);
+	if (r < 0) {
+		fprintf(stderr, "<3>mountd: policy: %s; %s\n", err ?: strerror(-r),
+			auth_policy_good ? "keeping the policy loaded before"
+					 : "only root is served until it is fixed");
+		if (!auth_policy_good) {
+			free(auth_policy_error);
+			auth_policy_error = strdup(err ?: strerror(-r));
+		}
+		return r;
+	}
+	policy_done(&auth_policy);
+	auth_policy = p;
+	auth_policy_good = true;
+	auth_policy_error = mfree(auth_policy_error);
+	return 0;
+}
 
 /* The uid owning a pidfd's process, or (uid_t)-1. */
 static uid_t pidfd_owner(int pidfd)
@@ -67,6 +94,15 @@ int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *
 	if (caller->id.uid == 0)
 		return 0;
 
+	if (!auth_policy_good) {
+		r = asprintf(ret_reason,
+			     "the policy file does not parse (%s): only root is served until it "
+			     "is fixed and reloaded (systemctl reload mountd)",
+			     auth_policy_error ?: "?");
+		if (r < 0)
+			*ret_reason = NULL;
+		return -EPERM;
+	}
 	own = ops_process_mntns(caller->pid, caller->pidfd);
 	if (own < 0)
 		return own;

@@ -19,8 +19,14 @@ typedef struct AuthCaller {
 	int pidfd; /* borrowed, -EBADF if the front end has none */
 } AuthCaller;
 
-/* The policy mountd runs with, loaded at start-up. */
+/* The policy mountd runs with. */
 extern Policy auth_policy;
+
+/* (Re)load the policy file.  A file that does not parse is reported
+ * (stderr: the journal) and changes nothing: the policy loaded before
+ * stays; when there was none (start-up), only root is served until a
+ * good one is loaded, and every refusal says why.  0 or negative errno. */
+int auth_policy_load(const char *path);
 
 /* 0 when caller may call method (unqualified) on namespace ns (NULL: a
  * request that touches no namespace but the caller's own, e.g. a mount fd

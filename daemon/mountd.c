@@ -60,6 +60,24 @@ static void on_bus_drained(BusFront *b, void *userdata)
 	maybe_exit(userdata);
 }
 
+static const char *policy_path(void)
+{
+	return getenv("MOUNTD_POLICY") ?: POLICY_DEFAULT_PATH;
+}
+
+/* SIGHUP (systemctl reload mountd): read the policy again. */
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)s;
+	(void)si;
+	(void)userdata;
+	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading the policy");
+	if (auth_policy_load(policy_path()) >= 0)
+		fprintf(stderr, "<6>mountd: policy %s loaded\n", policy_path());
+	(void)sd_notify(0, "READY=1\nSTATUS=Serving io.mountd.Mount");
+	return 0;
+}
+
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	Daemon *d = userdata;
@@ -188,18 +206,9 @@ int main(int argc, char **argv)
 		return r < 0 ? 2 : 0;
 	umask(0022);
 
-	/* A policy that does not parse is not guessed at: refuse to start,
-	 * saying where it is wrong. */
-	{
-		const char *path = getenv("MOUNTD_POLICY") ?: POLICY_DEFAULT_PATH;
-		_cleanup_free_ char *err = NULL;
-
-		r = policy_load(&auth_policy, path, &err);
-		if (r < 0) {
-			fprintf(stderr, "mountd: policy: %s\n", err ?: strerror(-r));
-			return 1;
-		}
-	}
+	/* A policy that does not parse is not guessed at, nor does it lock
+	 * root out: only root is served until a good one is loaded. */
+	(void)auth_policy_load(policy_path());
 
 	r = sd_event_default(&d.event);
 	if (r < 0) {
@@ -212,10 +221,13 @@ int main(int argc, char **argv)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	r = sd_event_add_signal(d.event, NULL, SIGTERM, on_signal, &d);
 	if (r >= 0)
 		r = sd_event_add_signal(d.event, NULL, SIGINT, on_signal, &d);
+	if (r >= 0)
+		r = sd_event_add_signal(d.event, NULL, SIGHUP, on_reload, &d);
 	/* A client hanging up must not kill us. */
 	signal(SIGPIPE, SIG_IGN);
 	if (r < 0) {
