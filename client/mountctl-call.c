@@ -185,12 +185,42 @@ static void verbose_reply(Ctx *c, const char *method, const MountdReply *reply)
 
 /* Print an error reply: one readable line on stderr; with --json the reply
  * also goes to stdout as {"error": NAME, "parameters": {...}}. */
+/* The error in the words of the thing that is wrong, as mount(8) puts it,
+ * where mountctl knows what the command named; NULL where it does not. */
+static char *error_in_words(const Ctx *c, const MountdReply *reply)
+{
+	json_object *p = reply->parameters, *v;
+	const char *step =
+		json_object_object_get_ex(p, "step", &v) ? json_object_get_string(v) : "";
+	const char *e =
+		json_object_object_get_ex(p, "errnoName", &v) ? json_object_get_string(v) : "";
+	char *s = NULL;
+	int r = -1;
+
+	if (!step || !e)
+		return NULL;
+	if (streq(step, "fsopen") && streq(e, "ENODEV") && c->fstype)
+		r = asprintf(&s, "unknown filesystem type '%s'", c->fstype);
+	else if (streq(step, "resolve:target") && streq(e, "ENOENT") && c->target)
+		r = asprintf(&s, "mount point %s does not exist (use --mkdir)", c->target);
+	else if (streq(step, "resolve:path") && streq(e, "ENOENT") && c->target)
+		r = asprintf(&s, "%s does not exist", c->target);
+	else if (streq(step, "umount") && streq(e, "EINVAL") && c->target)
+		r = asprintf(&s, "%s is not a mount point", c->target);
+	else if (streq(step, "namespace") && streq(e, "ENOENT") && c->ns_pid > 0)
+		r = asprintf(&s, "no process %d", c->ns_pid);
+	return r < 0 ? NULL : s;
+}
+
 void print_error(Ctx *c, const MountdReply *reply, const char *where)
 {
 	_cleanup_free_ char *line = mountd_reply_error_string(reply);
+	_cleanup_free_ char *words = reply->error ? error_in_words(c, reply) : NULL;
 
 	if (where)
 		fprintf(stderr, "%s: %s\n", where, line ?: reply->error);
+	else if (words)
+		err(c, "%s (%s)", words, line ?: reply->error);
 	else
 		err(c, "%s", line ?: reply->error);
 	if (c->verbose)

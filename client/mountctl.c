@@ -84,6 +84,8 @@ static int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
 	int r;
 
 	(void)argc;
+	c->fstype = a->fstype;
+	c->target = target;
 	if (!p)
 		return EXIT_FAILED;
 	if (!a->fstype && !a->image) {
@@ -170,6 +172,7 @@ static int cmd_bind(Ctx *c, Args *a, int argc, char **argv)
 	int r, k;
 
 	(void)argc;
+	c->target = argv[1];
 	if (!p)
 		return EXIT_FAILED;
 	r = parse_options(c, a->options, OPTIONS_BIND, &opts);
@@ -377,6 +380,7 @@ static int cmd_umount(Ctx *c, Args *a, int argc, char **argv)
 	r = params_new(c, &p);
 	if (r)
 		return r;
+	c->target = argv[0];
 	json_object_object_add(p, "path", json_object_new_string(argv[0]));
 	if (a->lazy)
 		json_object_object_add(p, "detach", json_object_new_boolean(true));
@@ -785,17 +789,20 @@ static const Command commands[] = {
 	 ARG(0), 0},
 	{"list", NULL, cmd_list, 0, 0, "", list_options,
 	 "list [--table]\n"
-	 "  The mounts of the namespace as a tree (like findmnt), or a flat table.", 0, 0},
+	 "  The mounts of the namespace as a tree (like findmnt), or a flat table.",
+	 0, 0},
 	{"watch", NULL, cmd_watch, 0, 0, "", watch_options,
 	 "watch [--events N]\n"
 	 "  Print each change of the namespace's mount table as it happens; first\n"
 	 "  \"ready\" once watching.  Ends when the namespace goes away (\"gone\"),\n"
-	 "  or after N changes.", 0, 0},
+	 "  or after N changes.",
+	 0, 0},
 	{"apply", NULL, cmd_apply, 0, 1, "n", apply_options,
 	 "apply [--dry-run] [FILE]\n"
 	 "  Perform the mount-context lines of FILE (or stdin): t FSTYPE, s SOURCE,\n"
 	 "  o OPTION[=VALUE], m TARGET, then x create or x reconfigure.  Errors\n"
-	 "  point at their line.  --dry-run prints the calls instead.", 0, 0},
+	 "  point at their line.  --dry-run prints the calls instead.",
+	 0, 0},
 	{"__format", NULL, cmd_format, 1, 4, "", no_options, "", 0, 0},
 };
 
@@ -813,8 +820,9 @@ static int absolute_path(Ctx *c, const char *path, bool own_namespace, char **re
 		return *ret ? 0 : EXIT_FAILED;
 	}
 	if (!own_namespace) {
-		err(c, "relative path '%s' in another namespace: give it from that namespace's "
-		       "root (/...)",
+		err(c,
+		    "relative path '%s' in another namespace: give it from that namespace's "
+		    "root (/...)",
 		    path);
 		return EXIT_USAGE;
 	}

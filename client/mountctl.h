@@ -156,6 +156,8 @@ typedef struct Ctx {
 	MountdClient *client;
 	/* -v: the last call's steps were streamed through its traceFd. */
 	bool trace_streamed;
+	/* What the command names, for errors in words (print_error()). */
+	const char *fstype, *target;
 } Ctx;
 
 /* Every subcommand option lands here. */

@@ -320,6 +320,18 @@ pids+=("$relns")
 expect_fail "a relative path in another namespace is refused" 2 "relative path 'sub' in another namespace" \
 	bash -c "cd /mnt/rel && mountctl --pid $relns umount sub"
 
+# ---- errors in the words of what is wrong, the syscall detail after them ------------
+expect_fail "a missing mount point is named, with the hint" 1 \
+	"mount point /mnt/no/such/dir does not exist \(use --mkdir\) \(resolve:target failed: ENOENT" \
+	mountctl mount -t tmpfs none /mnt/no/such/dir
+expect_fail "an unknown filesystem type is named" 1 \
+	"unknown filesystem type 'tmpfz' \(fsopen failed: ENODEV" \
+	mountctl mount -t tmpfz --mkdir none /mnt/tmpfz
+expect_fail "umount of a directory that is no mount point says so" 1 \
+	"/mnt/rel is not a mount point" mountctl umount /mnt/rel
+expect_fail "a pid that does not exist is named" 1 "no process 999999" \
+	mountctl --pid 999999 umount /x
+
 # ---- the README's examples, as printed ----------------------------------------------
 python3 "$TOP/tests/guest/readme-examples.py" "$TOP/README.md" >"$work/readme.sh"
 check_output "the README examples work as printed" README-OK bash "$work/readme.sh"
