@@ -113,8 +113,19 @@ static int info_one(InfoRun *run, const char *attr, int nth, int mth, bool show_
 		return 0;
 	if (*ret == INFO_ERROR || run->explicit_attr) {
 		_cleanup_free_ char *line = mountd_reply_error_string(&reply);
+		json_object *bad;
 
-		err(c, "%s %s: %s", run->path, attr, line ?: reply.error);
+		/* An unknown name: say which names there are. */
+		if (streq(reply.error, "org.varlink.service.InvalidParameter") &&
+		    json_object_object_get_ex(reply.parameters, "parameter", &bad) &&
+		    streq_ptr(json_object_get_string(bad), "attribute")) {
+			fprintf(stderr, "mountctl: %s: unknown attribute '%s'; the attributes are:",
+				c->command, attr);
+			for (size_t i = 0; i < ELEMENTSOF(info_attributes); i++)
+				fprintf(stderr, "%s %s", i ? "," : "", info_attributes[i].name);
+			fprintf(stderr, " (%s)\n", line ?: reply.error);
+		} else
+			err(c, "%s %s: %s", run->path, attr, line ?: reply.error);
 		run->failed = EXIT_FAILED;
 	}
 	if (run->json) {

@@ -235,8 +235,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	r = varlink_server_new(&d.server, d.event, "mountd", "mountd", MOUNTD_VERSION,
-			       "https://example.invalid/mountd");
+	/* No web site: the URL is the documentation on this machine. */
+	r = varlink_server_new(&d.server, d.event, "mountd project", "mountd", MOUNTD_VERSION,
+			       "man:mountd(8)");
 	if (r >= 0)
 		r = varlink_mount_register(d.server);
 	if (r >= 0)

@@ -331,6 +331,13 @@ expect_fail "umount of a directory that is no mount point says so" 1 \
 	"/mnt/rel is not a mount point" mountctl umount /mnt/rel
 expect_fail "a pid that does not exist is named" 1 "no process 999999" \
 	mountctl --pid 999999 umount /x
+expect_fail "an unknown info attribute lists the ones there are" 1 \
+	"unknown attribute 'bogus'; the attributes are: statfs, fsinfo, ids,.* source" \
+	mountctl info / bogus
+check_output "GetInfo names the vendor and the documentation" \
+	'"vendor": "mountd project".*"url": "man:mountd\(8\)"' \
+	python3 "$TOP/tests/guest/varlink.py" --socket /run/mountd/io.mountd.Mount \
+	org.varlink.service.GetInfo
 
 # ---- the README's examples, as printed ----------------------------------------------
 python3 "$TOP/tests/guest/readme-examples.py" "$TOP/README.md" >"$work/readme.sh"
