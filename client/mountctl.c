@@ -15,6 +15,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <blkid/blkid.h>
 
 #include "libmountd-client.h"
 #include "mountctl.h"
@@ -75,21 +78,53 @@ static json_object *placement_json(Ctx *c, json_object *ns, const char *path, co
 	return p;
 }
 
+/* The filesystem type on a block device, as blkid sees it; NULL if none. */
+static char *probe_fstype(const char *device)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(device);
+	const char *type = NULL;
+	char *ret = NULL;
+
+	if (!pr)
+		return NULL;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0)
+		ret = strdup(type);
+	blkid_free_probe(pr);
+	return ret;
+}
+
 static int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
 {
 	_cleanup_(mount_options_done) MountOptions opts = {};
 	_cleanup_json_ json_object *p = json_object_new_object(), *ns = NULL, *out = NULL;
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	const char *source = argv[0], *target = argv[1];
+	_cleanup_free_ char *probed = NULL;
+	struct stat st;
 	int r;
 
 	(void)argc;
-	c->fstype = a->fstype;
-	c->target = target;
 	if (!p)
 		return EXIT_FAILED;
+	/* As mount(8): a regular file is an image (through a loop device),
+	 * and a block device's type is probed when -t is not given. */
+	if (!a->image && stat(source, &st) == 0 && S_ISREG(st.st_mode))
+		a->image = true;
+	if (!a->fstype && !a->image && stat(source, &st) == 0 && S_ISBLK(st.st_mode)) {
+		probed = probe_fstype(source);
+		if (!probed) {
+			err(c, "no filesystem found on %s: give its type with -t TYPE", source);
+			return EXIT_FAILED;
+		}
+		a->fstype = probed;
+	}
+	c->fstype = a->fstype;
+	c->target = target;
 	if (!a->fstype && !a->image) {
-		err(c, "the filesystem type is required: -t TYPE (e.g. -t tmpfs)");
+		err(c, "the filesystem type is required: -t TYPE (e.g. -t tmpfs), unless SOURCE "
+		       "is a block device or an image file");
 		return EXIT_USAGE;
 	}
 	r = parse_options(c, a->options, OPTIONS_MOUNT, &opts);
@@ -744,6 +779,8 @@ static const Command commands[] = {
 	 "mount --image [-t TYPE] [-o OPTIONS] [--partition N | --partition-type UUID]\n"
 	 "            IMAGE TARGET\n"
 	 "  Create a filesystem (fsopen, fsconfig, fsmount) and attach it at TARGET.\n"
+	 "  As with mount(8), a regular file SOURCE is mounted as an image and a\n"
+	 "  block device's type is probed when -t is not given.\n"
 	 "  -o takes mount(8) options: ro, nosuid, nodev, noexec, noatime, relatime,\n"
 	 "  strictatime, nodiratime, nosymfollow become mount attributes; shared,\n"
 	 "  private, slave, unbindable the propagation; the rest (size=1M, mode=755,\n"

@@ -212,6 +212,19 @@ if [ -z "${MOUNTCTL_TEST_HOST:-}" ]; then
 	check "umount the read-only image" mountctl umount /mnt/img-ro
 	expect_fail "mount --image of something that is no filesystem" 1 "failed" \
 		mountctl mount --image --mkdir /etc/hostname /mnt/img-bad
+	# Like mount(8): a file is an image, a block device's type is probed.
+	check "a regular file as SOURCE mounts as an image, no -t or --image" \
+		mountctl mount --mkdir "$work/fs.img" /mnt/img-file
+	check_output "  ... ext4 on a loop device" '^ext4 /dev/loop' findmnt -n -o FSTYPE,SOURCE /mnt/img-file
+	check "  ... and unmounts" mountctl umount /mnt/img-file
+	loopdev=$(losetup -f --show "$work/fs.img")
+	check "a block device without -t: its type is probed" mountctl mount --mkdir "$loopdev" /mnt/blk
+	check_output "  ... ext4 from that device" "^ext4 $loopdev\$" findmnt -n -o FSTYPE,SOURCE /mnt/blk
+	check "  ... and unmounts" mountctl umount /mnt/blk
+	losetup -d "$loopdev"
+	expect_fail "a block device with no filesystem says so" 1 "no filesystem found on" \
+		bash -c 'truncate -s 1M '"$work"'/empty.img; l=$(losetup -f --show '"$work"'/empty.img)
+			mountctl mount --mkdir "$l" /mnt/empty; r=$?; losetup -d "$l"; exit $r'
 fi
 
 # ---- other namespaces ----------------------------------------------------------
