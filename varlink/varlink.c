@@ -125,7 +125,6 @@ struct Connection {
 	int fd;
 	sd_event_source *io, *defer;
 	struct ucred ucred;
-	bool have_ucred;
 	int pidfd;
 
 	char *ibuf;
@@ -257,10 +256,7 @@ static void outmsg_free(OutMsg *m)
 
 static const char *conn_describe(Connection *conn, char buf[static 32])
 {
-	if (conn->have_ucred)
-		snprintf(buf, 32, "pid %d", (int)conn->ucred.pid);
-	else
-		snprintf(buf, 32, "fd %d", conn->fd);
+	snprintf(buf, 32, "pid %d", (int)conn->ucred.pid);
 	return buf;
 }
 
@@ -988,8 +984,6 @@ int varlink_call_get_peer_ucred(VarlinkCall *c, struct ucred *ret)
 {
 	if (!c || !ret)
 		return -EINVAL;
-	if (!c->conn->have_ucred)
-		return -ENODATA;
 	*ret = c->conn->ucred;
 	return 0;
 }
@@ -1319,7 +1313,8 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 	return 0;
 }
 
-static int conn_new(VarlinkServer *s, int fd)
+/* uc: the peer's credentials, as on_accept() read them. */
+static int conn_new(VarlinkServer *s, int fd, const struct ucred *uc)
 {
 	_cleanup_close_ int owned = fd;
 	Connection *conn = calloc(1, sizeof(*conn));
@@ -1334,12 +1329,9 @@ static int conn_new(VarlinkServer *s, int fd)
 	conn->fd = TAKE_FD(owned);
 	conn->pidfd = -EBADF;
 
-	socklen_t l = sizeof(conn->ucred);
-	if (getsockopt(conn->fd, SOL_SOCKET, SO_PEERCRED, &conn->ucred, &l) == 0 &&
-	    l == sizeof(conn->ucred))
-		conn->have_ucred = true;
+	conn->ucred = *uc;
 	int pidfd = -EBADF;
-	l = sizeof(pidfd);
+	socklen_t l = sizeof(pidfd);
 	if (getsockopt(conn->fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &l) == 0 && pidfd >= 0)
 		conn->pidfd = pidfd;
 
@@ -1384,7 +1376,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 		Connection *c;
 
 		LIST_FOREACH(c, &s->connections, link)
-		mine += c->have_ucred && c->ucred.uid == uc.uid;
+		mine += c->ucred.uid == uc.uid;
 		if (s->n_connections >= s->max_connections) {
 			log_vl(SD_WARNING, "too many connections (%u), refusing uid %u",
 			       s->n_connections, (unsigned)uc.uid);
@@ -1396,7 +1388,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 			return 0;
 		}
 	}
-	int r = conn_new(s, TAKE_FD(cfd));
+	int r = conn_new(s, TAKE_FD(cfd), &uc);
 	if (r < 0)
 		log_vl(SD_WARNING, "cannot set up connection: %s", strerror(-r));
 	return 0;
