@@ -9,10 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
 
-# The call's output, whether it failed or not (busctl prints errors).
-bus_info() {
-	as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager Info \
-		'sa{sv}' "$1" 0 2>&1
+bus() { # method signature args...: output, whether the call failed or not
+	as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager "$@" 2>&1
 	true
 }
 mounts_of() { awk '{print $5, $9, $6}' /proc/$1/mountinfo | sort; }
@@ -47,7 +45,7 @@ check_output "Info on a root-only file: EACCES" 'EACCES' cat "$work/info-exists"
 check "  and a file that does not exist there answers the same" \
 	bash -c "! grep -q ENOENT '$work/info-missing' && grep -q EACCES '$work/info-missing'"
 check_output "D-Bus: Info on a root-only file is refused too" 'Permission denied|EACCES' \
-	bus_info /root/secret-dir/file
+	bus Info 'sa{sv}' /root/secret-dir/file 0
 
 # --- mount points: looked up and made with the user's rights
 ctr_json() { # fstype path extra-json
@@ -102,7 +100,7 @@ check_output "  nosuid,nodev there too" 'nosuid.*nodev|nodev.*nosuid' options_of
 
 # --- idmapping: only the user's own files, with its own mapping
 idmap_bind() { # source target: the reply or the error, one JSON line
-	as_user python3 "$TOP/tests/guest/varlink.py" --fd "/proc/$container/ns/user:ns" \
+	user_varlink --fd "/proc/$container/ns/user:ns" \
 		io.mountd.Mount.Bind "{\"sourcePath\":\"$1\",\"recursive\":false,\"idmapUserNamespaceFd\":0,\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$2\",\"create\":\"directory\"}}" 2>&1
 	true
 }
@@ -133,10 +131,6 @@ check_output "the host's disk mounted in the container by path: EACCES" 'EACCES'
 check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/disk
 
 # --- the same over D-Bus
-bus() { # method signature args...: output, whether the call failed or not
-	as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager "$@" 2>&1
-	true
-}
 check_output "D-Bus: a mount point in root's directory: refused" 'Permission denied|EACCES' \
 	bus Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 3 namespace a{sv} 1 pid u $container \
 	path s /root/secret-dir/bus-planted create s directory
@@ -157,7 +151,7 @@ check_output "listing the mounts of root's private namespace is refused" 'Permis
 check_output "  watching them too" 'PermissionDenied' \
 	bash -c "! as_user varlinkctl call --more $SOCK io.mountd.Mount.Watch '{\"namespace\":{\"pid\":$rootns}}' 2>&1"
 check_output "a bind by fd, cloned in root's private namespace, is refused" 'PermissionDenied' \
-	bash -c "as_user python3 '$TOP/tests/guest/varlink.py' --fd /tmp/ctr/mine:path io.mountd.Mount.Bind \
+	bash -c "user_varlink --fd /tmp/ctr/mine:path io.mountd.Mount.Bind \
 		'{\"sourceFd\":0,\"sourceNamespace\":{\"pid\":$rootns},\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/fdb\",\"create\":\"directory\"}}' 2>&1; true"
 check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/fdb
 check_output "  asking Info there too" 'PermissionDenied' \
@@ -208,7 +202,7 @@ check_output "  and mountd still answers" '"mounts"' \
 # names images lets one in, and the broad rule does not
 truncate -s 16M /tmp/ctr/mine/img && mkfs.ext4 -q /tmp/ctr/mine/img && chown $USER_ID /tmp/ctr/mine/img
 image_create() { # path: the reply or the error
-	as_user python3 "$TOP/tests/guest/varlink.py" --fd /tmp/ctr/mine/img:rw \
+	user_varlink --fd /tmp/ctr/mine/img:rw \
 		io.mountd.Mount.Create "{\"fsType\":\"ext4\",\"image\":{\"fd\":0},\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$1\",\"create\":\"directory\"}}" 2>&1
 	true
 }

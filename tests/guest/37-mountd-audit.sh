@@ -5,17 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
 
-REQUEST_ID=1890aabd15ef4fa49f1bac38230bbd63
-REFUSED_ID=dbc160ff88ed48948dac703a7e9a2caa
-records() { # [field=value ...]: this mountd's records, one JSON object per line
-	journalctl --sync
-	journalctl -q -o json _PID=$mountd MESSAGE_ID=$REQUEST_ID MESSAGE_ID=$REFUSED_ID "$@"
-}
-field() { # field: its values, one per line, of the records given on stdin
-	python3 -c 'import json,sys
-for l in sys.stdin:
-    print(json.loads(l).get(sys.argv[1], ""))' "$1"
-}
 
 export MOUNTD_POLICY=$work/policy
 echo 'allow user=1000 method=Info namespace=own' >"$MOUNTD_POLICY"
@@ -31,26 +20,21 @@ varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/"}' >/dev/null 2>&1 # 5 ro
 as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager List 'a{sv}' 0 \
 	>/dev/null 2>&1                                                    # 6 D-Bus
 
-export -f records field
-export mountd REQUEST_ID REFUSED_ID
+export mountd
 check_output "one record per request, both front ends: 6" '^6$' bash -c "records | wc -l"
 check_output "the user's records name the user and the program" '^varlinkctl$' \
-	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info | field MOUNTD_CALLER_COMM | sort -u"
+	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info | fields MOUNTD_CALLER_COMM | sort -u"
 check_output "a refusal has its own MESSAGE_ID, the method and the policy's reason" \
 	'^Create no rule allows it' bash -c "journalctl --sync; journalctl -q -o json _PID=$mountd MESSAGE_ID=$REFUSED_ID |
-		python3 -c 'import json,sys
-for l in sys.stdin:
-    r=json.loads(l); print(r[\"MOUNTD_METHOD\"], r[\"MOUNTD_POLICY\"], r[\"MOUNTD_PATH\"])'"
+		fields MOUNTD_METHOD MOUNTD_POLICY MOUNTD_PATH"
 check_output "a failed step records errno and step" '^EACCES resolve' \
-	bash -c "records MOUNTD_PATH=/root/audit/x | python3 -c 'import json,sys
-for l in sys.stdin:
-    r=json.loads(l); print(r[\"MOUNTD_ERRNO\"], r[\"MOUNTD_STEP\"])'"
+	bash -c "records MOUNTD_PATH=/root/audit/x | fields MOUNTD_ERRNO MOUNTD_STEP"
 check_output "an allowed request records what allowed it" '^policy line 1$' \
-	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info MOUNTD_RESULT=ok | field MOUNTD_POLICY"
+	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info MOUNTD_RESULT=ok | fields MOUNTD_POLICY"
 check_output "root's request is recorded too" '^ok$' \
-	bash -c "records MOUNTD_CALLER_UID=0 | field MOUNTD_RESULT"
+	bash -c "records MOUNTD_CALLER_UID=0 | fields MOUNTD_RESULT"
 check_output "the D-Bus call is recorded with the user" '^List$' \
-	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_CALLER_COMM=busctl | field MOUNTD_METHOD"
+	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_CALLER_COMM=busctl | fields MOUNTD_METHOD"
 
 stop_mountd
 rm -rf /root/audit "$work"

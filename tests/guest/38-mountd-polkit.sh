@@ -28,9 +28,7 @@ check_output "D-Bus with the header's interactive flag: refused (no agent to ask
 		io.mountd1 /io/mountd1 io.mountd1.Manager Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 3 \
 		namespace a{sv} 1 pid u $container path s /tmp/pk/i create s directory 2>&1; true"
 check_output "  by polkit, as the journal says" 'polkit: io.mountd.mount-own-container not authorized' \
-	bash -c "journalctl --sync; journalctl -q -o json _PID=$mountd MOUNTD_CALLER_COMM=busctl MOUNTD_METHOD=Create |
-		python3 -c 'import json,sys
-for l in sys.stdin: print(json.loads(l)[\"MOUNTD_POLICY\"])'"
+	bash -c "records MOUNTD_CALLER_COMM=busctl MOUNTD_METHOD=Create | fields MOUNTD_POLICY"
 check_output "  and a method without that option takes the flag too" '^a' \
 	as_user busctl --system --allow-interactive-authorization=yes call io.mountd1 /io/mountd1 \
 	io.mountd1.Manager List 'a{sv}' 0
@@ -46,9 +44,7 @@ sleep 2 # polkitd reloads its rules on a change
 check_output "a polkit rule grants the user its own containers" '"mountId"' ctr_create /tmp/pk/b
 check "  mounted there" mounted /tmp/pk/b
 check_output "  and the journal says polkit allowed it" '^polkit: io.mountd.mount-own-container$' \
-	bash -c "journalctl --sync; journalctl -q -o json _PID=$mountd MOUNTD_METHOD=Create MOUNTD_RESULT=ok |
-		python3 -c 'import json,sys
-for l in sys.stdin: print(json.loads(l)[\"MOUNTD_POLICY\"])'"
+	bash -c "records MOUNTD_METHOD=Create MOUNTD_RESULT=ok | fields MOUNTD_POLICY"
 check_output "  but not the host's namespace (another action)" \
 	'io.mountd.mount-other-namespace not authorized' \
 	bash -c "vcall Create '{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":1},\"path\":\"/tmp/pk/host\"}}' 2>&1; true"

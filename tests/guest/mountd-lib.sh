@@ -9,8 +9,13 @@
 #                          dbus-daemon turns away uids without one)
 #   vcall METHOD JSON      varlinkctl as that user
 #   vdenied METHOD JSON    the same, expected to fail: its error is the output
+#   user_varlink ARGS...   tests/guest/varlink.py as that user (read from
+#                          stdin: the checkout may be closed to the user)
 #   user_container         start that user's rootless container (a user and
 #                          mount namespace it made); its pid in $container
+#   records [FIELD=VALUE...]  the audit records of $mountd (daemon/audit.c),
+#                          one JSON object per line
+#   fields NAME...         each record's NAMEs (stdin), space-separated
 
 TOP=${MOUNTD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${MOUNTD_BUILD:-$TOP/build}
@@ -69,8 +74,9 @@ getent passwd $USER_ID >/dev/null ||
 as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"; }
 vcall() { as_user varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2"; }
 vdenied() { ! vcall "$@" 2>&1; }
-export USER_ID SOCK
-export -f as_user vcall vdenied
+user_varlink() { as_user python3 - "$@" <"$TOP/tests/guest/varlink.py"; }
+export USER_ID SOCK TOP
+export -f as_user vcall vdenied user_varlink
 user_container() {
 	# setpriv itself in the background, not a shell function: $! must be
 	# the process that ends up in the namespaces.
@@ -83,3 +89,18 @@ user_container() {
 	done
 	export container
 }
+
+REQUEST_ID=1890aabd15ef4fa49f1bac38230bbd63
+REFUSED_ID=dbc160ff88ed48948dac703a7e9a2caa
+records() {
+	journalctl --sync
+	journalctl -q -o json _PID=$mountd MESSAGE_ID=$REQUEST_ID MESSAGE_ID=$REFUSED_ID "$@"
+}
+fields() {
+	python3 -c 'import json,sys
+for l in sys.stdin:
+    r = json.loads(l)
+    print(" ".join(r.get(f, "") for f in sys.argv[1:]))' "$@"
+}
+export REQUEST_ID REFUSED_ID
+export -f records fields
