@@ -20,7 +20,6 @@ varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/"}' >/dev/null 2>&1 # 5 ro
 as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager List 'a{sv}' 0 \
 	>/dev/null 2>&1                                                    # 6 D-Bus
 
-export mountd
 check_output "one record per request, both front ends: 6" '^6$' bash -c "records | wc -l"
 check_output "the user's records name the user and the program" '^varlinkctl$' \
 	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info | fields MOUNTD_CALLER_COMM | sort -u"

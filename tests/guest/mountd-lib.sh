@@ -47,6 +47,7 @@ start_mountd() {
 	rm -f $SOCK
 	"$BUILD/mountd" 2>"$work/mountd.log" &
 	mountd=$!
+	export mountd # for records() in subshells
 	for _ in $(seq 100); do [ -S $SOCK ] && return 0; sleep 0.1; done
 	return 1
 }
