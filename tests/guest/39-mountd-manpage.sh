@@ -5,6 +5,8 @@
 # idmapped with the container's mapping; a user outside the group gets
 # nothing.  (The man page's paths are a podman container's own root; this
 # container shares the host's, so the paths are under /tmp/mp.)
+# Then fsinfo(2), installed from docs/man/fsinfo.2.scd: `man 2 fsinfo`
+# renders it and it documents the mount walk it gives as its example.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
 
@@ -44,4 +46,10 @@ check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/mp/other
 stop_mountd
 kill $container 2>/dev/null
 rm -rf /tmp/mp "$work"
+
+# Hyphenation off and a wide line, so that no identifier is split.
+man_fsinfo() { MANWIDTH=160 MANROFFOPT=-rHY=0 man 2 fsinfo; }
+check_output "man 2 fsinfo renders the page" '^fsinfo\(2\) +System Calls Manual' man_fsinfo
+check_output "  it documents fsinfo_attr_mount_record" 'fsinfo_attr_mount_record' man_fsinfo
+check_output "  and FSINFO_FLAG_QUERY_MOUNT_ID" 'FSINFO_FLAG_QUERY_MOUNT_ID' man_fsinfo
 done_testing
