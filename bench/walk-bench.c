@@ -66,12 +66,12 @@
 
 /* The attributes and the by-ID parameters of the final uapi, spelled out so
  * that this builds against the seed's header as well as the new one. */
-#define ATTR_STATFS 0
-#define ATTR_IDS 2
-#define ATTR_PARAMETER 15
-#define ATTR_SOURCE 16
-#define ATTR_MOUNT_POINT 20
-#define ATTR_MOUNT_RECORD 22
+#define ATTR_STATFS		0
+#define ATTR_IDS		2
+#define ATTR_PARAMETER		15
+#define ATTR_SOURCE		16
+#define ATTR_MOUNT_POINT	20
+#define ATTR_MOUNT_RECORD	22
 #define NEW_FLAG_QUERY_MOUNT_ID 0x00000001u /* in params.flags */
 #define OLD_FLAG_QUERY_MOUNT_ID 0x01000000u /* in params.at_flags (series before issue 12) */
 
@@ -92,7 +92,8 @@ struct wb_mount_record {
 _Static_assert(sizeof(struct wb_params) == sizeof(struct fsinfo_params), "fsinfo_params");
 #if FSINFO_FLAG_QUERY_MOUNT_ID == 0x00000001
 /* Built against the new header: our copies must be its layout. */
-_Static_assert(offsetof(struct fsinfo_params, mnt_id) == offsetof(struct wb_params, mnt_id), "mnt_id");
+_Static_assert(offsetof(struct fsinfo_params, mnt_id) == offsetof(struct wb_params, mnt_id),
+	       "mnt_id");
 _Static_assert(sizeof(struct fsinfo_mount_record) == sizeof(struct wb_mount_record), "record");
 _Static_assert(offsetof(struct fsinfo_mount_record, nr_parameters) ==
 		       offsetof(struct wb_mount_record, nr_parameters),
@@ -173,7 +174,7 @@ static char *arena_str(Arena *a, const char *s)
 
 /* NULL means "this method does not learn it". */
 typedef struct Rec {
-	uint64_t id;     /* unique mount ID; 0 for mountinfo */
+	uint64_t id;	 /* unique mount ID; 0 for mountinfo */
 	uint32_t old_id; /* the reused ID of mountinfo; 0 where unknown */
 	const char *type, *source, *point, *root, *opts;
 	int have_statfs;
@@ -356,7 +357,7 @@ static size_t ids_cap;
 
 static size_t list_mounts(Walk *w)
 {
-	struct wb_mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct wb_mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT};
 	size_t n = 0;
 
 	for (;;) {
@@ -379,22 +380,22 @@ static size_t list_mounts(Walk *w)
 
 /* ------------------------------------------------------- (b) statmount */
 
-#define SM_MASK                                                                          \
-	(STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_PROPAGATE_FROM |           \
+#define SM_MASK                                                                \
+	(STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_PROPAGATE_FROM | \
 	 STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT | STATMOUNT_FS_TYPE | STATMOUNT_MNT_OPTS)
 
 #ifndef SB_RDONLY
-#define SB_RDONLY 1
+#define SB_RDONLY      1
 #define SB_SYNCHRONOUS 16
-#define SB_DIRSYNC 128
-#define SB_LAZYTIME (1 << 25)
+#define SB_DIRSYNC     128
+#define SB_LAZYTIME    (1 << 25)
 #endif
 
 static Buf sm_buf, sm_opts;
 
 static struct statmount *statmount_of(Walk *w, Buf *b, uint64_t id, uint64_t mask)
 {
-	struct wb_mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = id, .param = mask };
+	struct wb_mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = id, .param = mask};
 
 	buf_need(b, 4096);
 	for (;;) {
@@ -467,7 +468,7 @@ static char why_c[128] = "fsinfo() by mount ID not tried", why_d[128] = "not tri
 
 static long fsinfo_id(Walk *w, uint64_t id, uint32_t request, uint32_t nth, void *buf, size_t size)
 {
-	struct wb_params p = { .request = request, .Nth = nth };
+	struct wb_params p = {.request = request, .Nth = nth};
 
 	if (abi == FSINFO_OLD_ABI) {
 		p.at_flags = OLD_FLAG_QUERY_MOUNT_ID;
@@ -649,7 +650,8 @@ static void add_mount(unsigned i)
 	char path[128], src[64], size[32], inodes[32];
 	const char *mode = i % 3 == 0 ? "0700" : i % 3 == 1 ? "0755" : "1777";
 	unsigned attr = (i % 3 == 0 ? MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0) |
-			(i % 5 == 0 ? MOUNT_ATTR_NOEXEC : 0) | (i % 7 == 0 ? MOUNT_ATTR_NOATIME : 0);
+			(i % 5 == 0 ? MOUNT_ATTR_NOEXEC : 0) |
+			(i % 7 == 0 ? MOUNT_ATTR_NOATIME : 0);
 	int fs, mnt;
 
 	snprintf(path, sizeof(path), i % 1000 == 7 ? "%s/m %u" : "%s/m%u", base, i);
@@ -675,7 +677,7 @@ static void add_mount(unsigned i)
 
 static void setup_namespace(void)
 {
-	struct mount_attr priv = { .propagation = MS_PRIVATE };
+	struct mount_attr priv = {.propagation = MS_PRIVATE};
 
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &priv, sizeof(priv)) < 0)
@@ -790,7 +792,7 @@ static void check(Method *m, size_t nm)
 
 	for (size_t i = 0; i < b->n; i++) {
 		const Rec *rb = &b->r[i], *ra;
-		Rec key = { .old_id = rb->old_id };
+		Rec key = {.old_id = rb->old_id};
 		int uniq = rb->point && unique_point(points, npoints, rb->point);
 
 		ra = bsearch(&key, a->r, a->n, sizeof(*a->r), cmp_u32);
@@ -829,9 +831,11 @@ static void check(Method *m, size_t nm)
 
 				compared++;
 				snprintf(x, sizeof(x), "%llu blocks %llu files",
-					 (unsigned long long)ra->blocks, (unsigned long long)ra->files);
+					 (unsigned long long)ra->blocks,
+					 (unsigned long long)ra->files);
 				snprintf(y, sizeof(y), "%llu blocks %llu files",
-					 (unsigned long long)rk->blocks, (unsigned long long)rk->files);
+					 (unsigned long long)rk->blocks,
+					 (unsigned long long)rk->files);
 				if (strcmp(x, y) != 0)
 					mismatch(rb, "statfs", "(a)", x, m[k].tag, y);
 			}
@@ -886,7 +890,8 @@ static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 
 		snprintf(label, sizeof(label), "%s %s", m[k].tag, m[k].name);
 		if (!m[k].available) {
-			printf("%-44s %9s %9s %9s %7s %7s\n", label, "n/a", "n/a", "n/a", "n/a", "n/a");
+			printf("%-44s %9s %9s %9s %7s %7s\n", label, "n/a", "n/a", "n/a", "n/a",
+			       "n/a");
 			continue;
 		}
 		for (unsigned r = 0; r < rounds; r++) {
@@ -914,19 +919,27 @@ static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 
 int main(int argc, char **argv)
 {
-	static const char *defaults[] = { "1000:15", "10000:11", "30000:9" };
+	static const char *defaults[] = {"1000:15", "10000:11", "30000:9"};
 	const char **sizes = argc > 1 ? (const char **)argv + 1 : defaults;
 	int nsizes = argc > 1 ? argc - 1 : 3, rc = 0;
 	char note_c[256];
 	Method m[] = {
-		{ "(a)", "mountinfo + statfs", walk_mountinfo, 1,
-		  "read+parse /proc/self/mountinfo, statfs() per mount point", {}, NULL },
-		{ "(b)", "listmount + statmount + statfs", walk_statmount, 1,
-		  "no source: 6.12's statmount has none (not compared)", {}, NULL },
-		{ "(c)", "listmount + fsinfo per attribute", walk_fsinfo_attrs, 0, note_c, {},
-		  NULL },
-		{ "(d)", "listmount + fsinfo(mount_record)", walk_fsinfo_record, 0, why_d, {},
-		  NULL },
+		{"(a)",
+		 "mountinfo + statfs",
+		 walk_mountinfo,
+		 1,
+		 "read+parse /proc/self/mountinfo, statfs() per mount point",
+		 {},
+		 NULL},
+		{"(b)",
+		 "listmount + statmount + statfs",
+		 walk_statmount,
+		 1,
+		 "no source: 6.12's statmount has none (not compared)",
+		 {},
+		 NULL},
+		{"(c)", "listmount + fsinfo per attribute", walk_fsinfo_attrs, 0, note_c, {}, NULL},
+		{"(d)", "listmount + fsinfo(mount_record)", walk_fsinfo_record, 0, why_d, {}, NULL},
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
