@@ -32,6 +32,6 @@ $(B)/kernel/selftests/filesystems/fsinfo/fsinfo_test.c: kernel/series $(FSINFO_P
 	kernel/extract-file.sh $(FSINFO_SELFTEST_SRC) $(FSINFO_PATCHES) >$@.tmp && mv $@.tmp $@
 
 $(B)/kernel/fsinfo_test: $(B)/kernel/selftests/filesystems/fsinfo/fsinfo_test.c $(KERNEL)
-	$(CC) $(FSINFO_CFLAGS) -o $@ $<
+	$(CC) $(FSINFO_CFLAGS) -o $@ $< -lpthread
 
 GUEST_PROGS += $(B)/kernel/test-fsinfo $(B)/kernel/fsinfo_test
