@@ -73,6 +73,7 @@
 #define ATTR_MOUNT_POINT	20
 #define ATTR_MOUNT_RECORD	22
 #define NEW_FLAG_QUERY_MOUNT_ID 0x00000001u /* in params.flags */
+#define NEW_FLAG_WALK_MOUNTS 0x00000002u /* in params.flags */
 #define OLD_FLAG_QUERY_MOUNT_ID 0x01000000u /* in params.at_flags (series before issue 12) */
 
 struct wb_params {
@@ -83,10 +84,11 @@ struct wb_params {
 };
 
 struct wb_mount_record {
+	uint32_t size, nr_parameters;
 	uint64_t mnt_id, parent_id, mnt_attr, mnt_propagation, sb_flags;
 	struct fsinfo_statfs statfs;
 	uint32_t dev_major, dev_minor;
-	uint32_t fs_type, source, mount_point, mount_root, parameters, nr_parameters;
+	uint32_t fs_type, source, mount_point, mount_root, parameters, reserved;
 };
 
 _Static_assert(sizeof(struct wb_params) == sizeof(struct fsinfo_params), "fsinfo_params");
@@ -100,7 +102,7 @@ _Static_assert(offsetof(struct fsinfo_mount_record, nr_parameters) ==
 	       "record");
 _Static_assert(fsinfo_attr_mount_record == ATTR_MOUNT_RECORD, "attr");
 #else
-_Static_assert(sizeof(struct wb_mount_record) == 128, "record");
+_Static_assert(sizeof(struct wb_mount_record) == 136, "record");
 #endif
 
 struct wb_mnt_id_req {
@@ -463,8 +465,9 @@ static void walk_statmount(Walk *w)
 /* ---------------------------------------------------------- fsinfo() */
 
 static enum { FSINFO_NONE, FSINFO_NEW_ABI, FSINFO_OLD_ABI } abi;
-static int have_record, have_mount_point;
-static char why_c[128] = "fsinfo() by mount ID not tried", why_d[128] = "not tried";
+static int have_record, have_mount_point, have_walk;
+static char why_c[128] = "fsinfo() by mount ID not tried", why_d[128] = "not tried",
+	    why_e[128] = "not tried";
 
 static long fsinfo_id(Walk *w, uint64_t id, uint32_t request, uint32_t nth, void *buf, size_t size)
 {
@@ -561,6 +564,32 @@ static void walk_fsinfo_attrs(Walk *w)
 
 static Buf fd_buf, fd_opts;
 
+/* One record, from either kind of (d)/(e) answer, into r. */
+static void record_to_rec(Walk *w, Rec *r, const char *base)
+{
+	const struct wb_mount_record *mr = (const void *)base;
+	size_t olen = 0;
+	const char *s;
+
+	r->id = mr->mnt_id;
+	r->have_statfs = 1;
+	r->blocks = mr->statfs.f_blocks;
+	r->files = mr->statfs.f_files;
+	r->bsize = mr->statfs.f_bsize;
+	r->type = arena_str(&w->strs, base + mr->fs_type);
+	r->source = arena_str(&w->strs, base + mr->source);
+	r->point = mr->mount_point ? arena_str(&w->strs, base + mr->mount_point) : NULL;
+	r->root = arena_str(&w->strs, base + mr->mount_root);
+	s = base + mr->parameters;
+	for (uint32_t k = 0; k < mr->nr_parameters; k++) {
+		size_t l = strlen(s);
+
+		opt_add(&fd_opts, &olen, s, l);
+		s += l + 1;
+	}
+	r->opts = arena_str(&w->strs, olen ? fd_opts.p : "");
+}
+
 static void walk_fsinfo_record(Walk *w)
 {
 	size_t n = list_mounts(w);
@@ -568,36 +597,47 @@ static void walk_fsinfo_record(Walk *w)
 	buf_need(&fd_buf, 4096);
 	for (size_t i = 0; i < n; i++) {
 		Rec *r = walk_add(w);
-		struct wb_mount_record *mr;
-		size_t olen = 0;
-		const char *s;
 		long got;
 
 		r->id = ids[i];
 		while ((got = fsinfo_id(w, ids[i], ATTR_MOUNT_RECORD, 0, fd_buf.p, fd_buf.cap)) >
 		       (long)fd_buf.cap)
 			buf_need(&fd_buf, (size_t)got);
-		if (got < (long)sizeof(*mr)) {
+		if (got < (long)sizeof(struct wb_mount_record)) {
 			w->errors++;
 			continue;
 		}
-		mr = (struct wb_mount_record *)fd_buf.p;
-		r->have_statfs = 1;
-		r->blocks = mr->statfs.f_blocks;
-		r->files = mr->statfs.f_files;
-		r->bsize = mr->statfs.f_bsize;
-		r->type = arena_str(&w->strs, fd_buf.p + mr->fs_type);
-		r->source = arena_str(&w->strs, fd_buf.p + mr->source);
-		r->point = mr->mount_point ? arena_str(&w->strs, fd_buf.p + mr->mount_point) : NULL;
-		r->root = arena_str(&w->strs, fd_buf.p + mr->mount_root);
-		s = fd_buf.p + mr->parameters;
-		for (uint32_t k = 0; k < mr->nr_parameters; k++) {
-			size_t l = strlen(s);
+		record_to_rec(w, r, fd_buf.p);
+	}
+}
 
-			opt_add(&fd_opts, &olen, s, l);
-			s += l + 1;
+/* (e): no listmount; the kernel walks the mounts and fills a 64 KiB
+ * buffer with records per call. */
+static void walk_fsinfo_walk(Walk *w)
+{
+	struct wb_params p = {.request = ATTR_MOUNT_RECORD, .flags = NEW_FLAG_WALK_MOUNTS};
+	long got;
+
+	buf_need(&fd_buf, 65536);
+	for (;;) {
+		w->calls++;
+		got = syscall(__NR_fsinfo, -1, NULL, &p, fd_buf.p, fd_buf.cap);
+		if (got < 0 && errno == EOVERFLOW) {
+			buf_need(&fd_buf, 2 * fd_buf.cap);
+			continue;
 		}
-		r->opts = arena_str(&w->strs, olen ? fd_opts.p : "");
+		if (got <= 0) {
+			if (got < 0)
+				w->errors++;
+			return;
+		}
+		for (long off = 0; off < got;) {
+			const struct wb_mount_record *mr = (const void *)(fd_buf.p + off);
+
+			record_to_rec(w, walk_add(w), fd_buf.p + off);
+			p.mnt_id = mr->mnt_id;
+			off += (mr->size + 7) & ~7u;
+		}
 	}
 }
 
@@ -636,6 +676,16 @@ static void probe_fsinfo(void)
 		snprintf(why_d, sizeof(why_d), "fsinfo(mount_record): %s", strerror(errno));
 	else
 		snprintf(why_d, sizeof(why_d), "one call per mount");
+	if (have_record) {
+		struct wb_params p = {.request = ATTR_MOUNT_RECORD, .flags = NEW_FLAG_WALK_MOUNTS};
+
+		have_walk = syscall(__NR_fsinfo, -1, NULL, &p, buf, sizeof(buf)) >= 0;
+		snprintf(why_e, sizeof(why_e), "%s",
+			 have_walk ? "records of many mounts per call, 64 KiB buffer"
+				   : strerror(errno));
+	} else {
+		snprintf(why_e, sizeof(why_e), "%s", why_d);
+	}
 }
 
 /* ------------------------------------------------------------- mounts */
@@ -940,6 +990,7 @@ int main(int argc, char **argv)
 		 NULL},
 		{"(c)", "listmount + fsinfo per attribute", walk_fsinfo_attrs, 0, note_c, {}, NULL},
 		{"(d)", "listmount + fsinfo(mount_record)", walk_fsinfo_record, 0, why_d, {}, NULL},
+		{"(e)", "fsinfo(mount_record) walk", walk_fsinfo_walk, 0, why_e, {}, NULL},
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -947,10 +998,11 @@ int main(int argc, char **argv)
 	probe_fsinfo();
 	m[2].available = abi != FSINFO_NONE;
 	m[3].available = m[2].available && have_record;
+	m[4].available = m[3].available && have_walk;
 	snprintf(note_c, sizeof(note_c), "statfs, ids, source, parameter Nth.., mount_point; %s",
 		 why_c);
 	printf("walk-bench: every mount's type, source, options, mount point and statfs, "
-	       "four ways, interleaved (round r starts with method r mod 4)\n");
+	       "five ways, interleaved (round r starts with method r mod 5)\n");
 	for (int i = 0; i < nsizes; i++) {
 		unsigned extra = 0, rounds = 7;
 
