@@ -53,7 +53,7 @@ struct fsinfo_statfs {
 struct fsinfo_ids {
 	char f_fs_name[15 + 1];
 	__u64 f_flags, f_fsid, f_sb_id;
-	__u32 f_fstype, f_dev_major, f_dev_minor;
+	__u32 f_fstype, f_dev_major, f_dev_minor, __padding[1];
 };
 struct fsinfo_limits {
 	__u64 max_file_size, max_uid, max_gid, max_projid;
