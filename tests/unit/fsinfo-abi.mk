@@ -7,3 +7,6 @@ export MOUNTD_UAPI ?= $(UAPI)
 # fsinfo(); it is built for the guest in kernel/build.mk.
 UNIT_TESTS += tests/unit/test-fsinfo-selftest-skip.sh
 tests/unit/test-fsinfo-selftest-skip.sh: $(B)/kernel/fsinfo_test
+
+# kernel/patches: checkpatch --strict clean, patch by patch.
+UNIT_TESTS += tests/unit/test-kernel-checkpatch.sh
