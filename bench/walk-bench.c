@@ -48,15 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef __NR_fsinfo
-#define __NR_fsinfo 340
-#endif
-#ifndef __NR_statmount
-#define __NR_statmount 457
-#endif
-#ifndef __NR_listmount
-#define __NR_listmount 458
-#endif
+#include "syscall-nr.h"
 #ifndef MNT_ID_REQ_SIZE_VER0
 #define MNT_ID_REQ_SIZE_VER0 24
 #endif
@@ -73,7 +65,7 @@
 #define ATTR_MOUNT_POINT	20
 #define ATTR_MOUNT_RECORD	22
 #define NEW_FLAG_QUERY_MOUNT_ID 0x00000001u /* in params.flags */
-#define NEW_FLAG_WALK_MOUNTS 0x00000002u /* in params.flags */
+#define NEW_FLAG_WALK_MOUNTS	0x00000002u /* in params.flags */
 #define OLD_FLAG_QUERY_MOUNT_ID 0x01000000u /* in params.at_flags (series before issue 12) */
 
 struct wb_params {

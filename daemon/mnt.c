@@ -28,15 +28,7 @@
 #define UMOUNT_NOFOLLOW 0x00000008
 #endif
 
-#ifndef __NR_fsinfo
-#define __NR_fsinfo 340 /* x86_64 number of the patched kernel */
-#endif
-#ifndef __NR_statmount
-#define __NR_statmount 457
-#endif
-#ifndef __NR_listmount
-#define __NR_listmount 458
-#endif
+#include "syscall-nr.h"
 #ifndef STATX_MNT_ID_UNIQUE
 #define STATX_MNT_ID_UNIQUE 0x00004000U
 #endif
