@@ -2,7 +2,12 @@
 
 kernel_image() {
 	local k
-	k=$(scripts_dir=$(dirname "${BASH_SOURCE[0]}"); "$scripts_dir/kernel-build" --dir)/bzImage
+	# MOUNTD_KERNEL boots another bzImage (a kernel being developed, or pristine 6.12).
+	if [ -n "${MOUNTD_KERNEL:-}" ]; then
+		k=$MOUNTD_KERNEL
+	else
+		k=$(scripts_dir=$(dirname "${BASH_SOURCE[0]}"); "$scripts_dir/kernel-build" --dir)/bzImage
+	fi
 	[ -f "$k" ] || die "no kernel at $k: run 'make kernel' first"
 	echo "$k"
 }
