@@ -1,8 +1,9 @@
 # client/build.mk — libmountd-client, mountctl, man pages, bash completion.
 
-# ---- libmountd-client: one source, also a static library for other programs
+# ---- libmountd-client: the varlink client and container lookup, a static
+# library for other programs
 CLIENT_LIB := $(B)/libmountd-client.a
-$(CLIENT_LIB): $(B)/client/libmountd-client.o
+$(CLIENT_LIB): $(B)/client/libmountd-client.o $(B)/client/libmountd-container.o
 	@rm -f $@
 	ar rcs $@ $^
 

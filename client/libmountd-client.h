@@ -116,6 +116,41 @@ int mountd_reply_take_fd(MountdReply *r, int64_t index);
  * (on one line).  NULL for a non-error reply or out of memory; free() it. */
 char *mountd_reply_error_string(const MountdReply *r);
 
+/*
+ * Containers by name (client/libmountd-container.c).  A convenience for
+ * clients: mountd itself knows no containers, and authorizes the namespace
+ * of the pidfd found here as it would any other.
+ *
+ * NAME is looked up, all of these, in this order:
+ *   crun   /run/crun/NAME/status, RUNTIME_DIR/crun/NAME/status
+ *   runc   /run/runc/NAME/state.json, RUNTIME_DIR/runc/NAME/state.json
+ *   podman `podman container inspect --format {{.State.Pid}} NAME`
+ *   docker `docker container inspect --format {{.State.Pid}} NAME`
+ *   systemd-nspawn and other machines: `machinectl show -p Leader NAME`
+ * where RUNTIME_DIR is $XDG_RUNTIME_DIR (else /run/user/UID), and for root
+ * also every /run/user/UID (rootless containers of all users); podman,
+ * docker and machinectl only when installed.  Each source that names a
+ * process is checked after its pidfd is open: the state's start time must
+ * be that process's (crun, runc), or asking again must name the same pid
+ * (the others), so a pid reused since the state was written is not taken.
+ * Several sources naming the same process are one match.
+ */
+typedef struct MountdContainer {
+	/* A pidfd of the container's first process; owned. */
+	int pidfd;
+	int pid;
+	/* Where it was found, e.g. "crun state /run/crun/web/status". */
+	char *source;
+} MountdContainer;
+
+/* Find the one running container called name.  0 with *ret filled; or
+ * -EINVAL (not a container name), -ENOENT (none running: *ret_error says
+ * where it looked and what it found), -ENOTUNIQ (several: *ret_error lists
+ * them), -ENOMEM.  *ret_error (may be NULL) is one line to free(), set on
+ * every failure. */
+int mountd_container_open(const char *name, MountdContainer *ret, char **ret_error);
+void mountd_container_done(MountdContainer *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,8 @@ void ctx_done(Ctx *c)
 		if (c->owned[i])
 			safe_close(c->fds[i]);
 	c->n_fds = 0;
+	if (c->container)
+		mountd_container_done(&c->container_found);
 	mountd_client_free(c->client);
 	c->client = NULL;
 }

@@ -44,6 +44,7 @@ enum {
 	OPT_EVENTS,
 	OPT_SOURCE_PID,
 	OPT_SOURCE_NS,
+	OPT_CONTAINER,
 };
 
 static const struct option common_options[] = {
@@ -55,6 +56,7 @@ static const struct option common_options[] = {
 	{"pid", required_argument, NULL, 'p'},
 	{"pidfd", required_argument, NULL, OPT_PIDFD},
 	{"ns", required_argument, NULL, 'N'},
+	{"container", required_argument, NULL, OPT_CONTAINER},
 	{},
 };
 #define COMMON_SHORT "hjvp:N:"
@@ -921,6 +923,8 @@ static void usage_overview(FILE *f)
 	      "  -p, --pid PID     act in the mount namespace of process PID\n"
 	      "      --pidfd FD    ... of the process of the inherited pidfd FD\n"
 	      "  -N, --ns PATH     ... of the namespace file PATH (/proc/PID/ns/mnt)\n"
+	      "      --container NAME  ... of the container NAME (crun, runc, podman,\n"
+	      "                    docker, machinectl)\n"
 	      "  -j, --json        print results as JSON\n"
 	      "  -v, --verbose     show the calls and every kernel message\n"
 	      "      --socket PATH mountd's socket (default $MOUNTD_SOCKET or\n"
@@ -968,6 +972,8 @@ static int common_option(Ctx *c, int opt, const char *arg)
 		c->ns_pid = (int)v;
 		break;
 	case OPT_PIDFD:
+		if (c->container)
+			goto conflict;
 		if (parse_int(arg, 0, INT32_MAX, &v) || fcntl((int)v, F_GETFD) < 0) {
 			err(c, "--pidfd %s: not an open file descriptor", arg);
 			return EXIT_USAGE;
@@ -977,14 +983,32 @@ static int common_option(Ctx *c, int opt, const char *arg)
 	case 'N':
 		c->ns_path = arg;
 		break;
+	case OPT_CONTAINER: {
+		_cleanup_free_ char *why = NULL;
+		int r;
+
+		if (c->ns_pidfd >= 0)
+			goto conflict;
+		/* Found now, so that a name that is no container fails before
+		 * anything is asked of mountd. */
+		r = mountd_container_open(arg, &c->container_found, &why);
+		if (r < 0) {
+			err(c, "--container: %s%s", why ?: strerror(-r),
+			    r == -ENOTUNIQ ? "; give --pid PID for the one meant" : "");
+			return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
+		}
+		c->container = arg;
+		c->ns_pidfd = c->container_found.pidfd;
+		break;
+	}
 	default:
 		return -1; /* not a common option */
 	}
-	if (!!c->ns_pid + (c->ns_pidfd >= 0) + !!c->ns_path > 1) {
-		err(c, "--pid, --pidfd and --ns name the same thing: give one");
-		return EXIT_USAGE;
-	}
-	return 0;
+	if (!!c->ns_pid + (c->ns_pidfd >= 0) + !!c->ns_path <= 1)
+		return 0;
+conflict:
+	err(c, "--pid, --pidfd, --ns and --container name the same thing: give one");
+	return EXIT_USAGE;
 }
 
 static int command_option(Ctx *c, Args *a, int opt, const char *arg)
@@ -1138,6 +1162,9 @@ static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (c->verbose && c->container)
+		err(c, "container %s: pid %d (%s)", c->container, c->container_found.pid,
+		    c->container_found.source);
 	if (argc < cmd->min_args || (cmd->max_args >= 0 && argc > cmd->max_args)) {
 		const char *desc = strstr(cmd->usage, "\n  ");
 

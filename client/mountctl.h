@@ -147,6 +147,9 @@ typedef struct Ctx {
 	int ns_pid;
 	int ns_pidfd;
 	const char *ns_path;
+	/* --container NAME, found when parsed; its pidfd is ns_pidfd. */
+	const char *container;
+	MountdContainer container_found;
 
 	/* Fds to send with the next call; owned ones are closed after it. */
 	int fds[NS_FDS_MAX];

@@ -4,7 +4,7 @@ _mountctl() {
 	local cur prev words cword
 	_init_completion || return
 
-	local common="--pid --pidfd --ns --json --verbose --socket --timeout --help"
+	local common="--pid --pidfd --ns --container --json --verbose --socket --timeout --help"
 	local commands="mount bind remount reconfigure set move umount unmount info list watch apply"
 	local attributes="statfs fsinfo ids limits supports capabilities timestamp_info volume_id
 		volume_uuid volume_name cell_name domain_name realm_name server_name server_address
@@ -15,6 +15,13 @@ _mountctl() {
 	case $prev in
 	--pid | -p | --source-pid)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
+		return
+		;;
+	--container)
+		local names
+		names=$({ crun list -q; runc list -q; podman ps --format '{{.Names}}'
+			machinectl list --no-legend; } 2>/dev/null | awk '{print $1}')
+		COMPREPLY=($(compgen -W "$names" -- "$cur"))
 		return
 		;;
 	--ns | -N | --idmap | --socket | --source-ns)
@@ -44,7 +51,7 @@ _mountctl() {
 	local cmd= i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--pid | -p | --pidfd | --ns | -N | --socket | --timeout) ((i++)) ;;
+		--pid | -p | --pidfd | --ns | -N | --container | --socket | --timeout) ((i++)) ;;
 		-*) ;;
 		*) cmd=${words[i]}; break ;;
 		esac

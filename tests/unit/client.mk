@@ -11,3 +11,8 @@ UNIT_TESTS += tests/unit/test-mountctl-golden.sh
 
 # mountctl against a real mountd, both inside a private mount namespace
 UNIT_TESTS += tests/unit/test-mountctl-live.sh
+
+# --container's lookup: crun/runc state and a program on PATH, real processes
+UNIT_TESTS += $(B)/tests/unit/test-container
+$(B)/tests/unit/test-container: $(B)/tests/unit/test-container.o $(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

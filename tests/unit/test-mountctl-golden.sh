@@ -86,6 +86,8 @@ case_ usage-mount-args '' mount -t tmpfs none
 case_ usage-mount-type '' mount none /mnt
 case_ usage-unknown '' frobnicate
 case_ usage-ns-twice '' --pid 1 --ns /proc/1/ns/mnt list
+case_ usage-container-pidfd '' --pidfd 0 --container web list
+case_ usage-container-name '' --container ../web list
 case_ unreachable '' --socket /nonexistent/socket list
 case_ help-umount '' umount --help
 

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A container's name → a pidfd of its first process (see libmountd-client.h
+ * for the sources and the order).  Every source is asked and every answer
+ * kept, so that a name two runtimes know is reported as ambiguous rather
+ * than silently taken from the first, and a name none knows is reported
+ * with the places looked at.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libmountd-client.h"
+#include "util.h"
+
+extern char **environ;
+
+typedef struct Match {
+	int pid;
+	int pidfd;
+	char *source;
+} Match;
+
+typedef struct Search {
+	const char *name;
+	Match matches[8];
+	size_t n_matches;
+	/* What was looked at and found wanting, "; "-separated. */
+	FILE *looked;
+	char *looked_text;
+	size_t looked_size;
+} Search;
+
+static void search_done(Search *s)
+{
+	for (size_t i = 0; i < s->n_matches; i++) {
+		safe_close(s->matches[i].pidfd);
+		free(s->matches[i].source);
+	}
+	if (s->looked)
+		fclose(s->looked);
+	free(s->looked_text);
+}
+
+_printf_(2, 3) static void looked(Search *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ftell(s->looked) > 0)
+		fputs(", ", s->looked);
+	va_start(ap, fmt);
+	vfprintf(s->looked, fmt, ap);
+	va_end(ap);
+}
+
+/* Keep a match (pidfd taken); the same process found twice is one. */
+_printf_(4, 5) static void add_match(Search *s, int pid, int pidfd, const char *fmt, ...)
+{
+	va_list ap;
+	char *source = NULL;
+
+	for (size_t i = 0; i < s->n_matches; i++)
+		if (s->matches[i].pid == pid) {
+			safe_close(pidfd);
+			return;
+		}
+	va_start(ap, fmt);
+	if (vasprintf(&source, fmt, ap) < 0)
+		source = NULL;
+	va_end(ap);
+	if (s->n_matches == ELEMENTSOF(s->matches) || !source) {
+		free(source);
+		safe_close(pidfd);
+		return;
+	}
+	s->matches[s->n_matches++] = (Match){.pid = pid, .pidfd = pidfd, .source = source};
+}
+
+/* Names as runtimes and machined allow them, and nothing a path or a
+ * command line could read as more than a name. */
+static bool name_valid(const char *name)
+{
+	static const char alnum[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t n = strlen(name);
+
+	/* strchr() finds the terminator too: n > 0 keeps it out. */
+	if (n == 0 || n > 255 || !strchr(alnum, name[0]))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!strchr(alnum, *p) && !strchr("_.-:@+", *p))
+			return false;
+	return true;
+}
+
+/* Field 22 of /proc/PID/stat: when the process started, in clock ticks
+ * since boot (what crun and runc record). */
+static int process_start_time(int pid, unsigned long long *ret)
+{
+	char path[64], buf[1024], *p;
+	_cleanup_close_ int fd = -EBADF;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = 0;
+	/* The command name may hold anything, ")" too: fields follow the last. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EBADMSG;
+	for (int field = 2; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EBADMSG;
+	}
+	return sscanf(p + 1, "%llu", ret) == 1 ? 0 : -EBADMSG;
+}
+
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+	return poll(&p, 1, 0) != 0;
+}
+
+/* A runtime's state file: the pid under pid_key, its start time under
+ * start_key. */
+static void try_state_file(Search *s, const char *runtime, const char *path, const char *pid_key,
+			   const char *start_key)
+{
+	_cleanup_json_ json_object *state = NULL;
+	_cleanup_close_ int pidfd = -EBADF;
+	unsigned long long start, actual;
+	json_object *v;
+	int pid;
+
+	if (access(path, F_OK) < 0) {
+		if (errno == ENOENT)
+			looked(s, "%s", path);
+		else
+			looked(s, "%s (%s)", path, strerror(errno));
+		return;
+	}
+	state = json_object_from_file(path);
+	if (!state || !json_object_object_get_ex(state, pid_key, &v)) {
+		looked(s, "%s (not %s's state)", path, runtime);
+		return;
+	}
+	pid = json_object_get_int(v);
+	/* json-c reads numbers written as strings too (older runc). */
+	start = json_object_object_get_ex(state, start_key, &v)
+			? (unsigned long long)json_object_get_int64(v)
+			: 0;
+	if (pid <= 0) {
+		looked(s, "%s (not running)", path);
+		return;
+	}
+	pidfd = pidfd_open(pid, 0);
+	if (pidfd < 0 || process_start_time(pid, &actual) < 0 || pidfd_exited(pidfd)) {
+		looked(s, "%s (not running: process %d is gone)", path, pid);
+		return;
+	}
+	if (start && actual != start) {
+		looked(s, "%s (not running: pid %d is another process now)", path, pid);
+		return;
+	}
+	add_match(s, pid, TAKE_FD(pidfd), "%s state %s", runtime, path);
+}
+
+/* Run argv, its stdout into *ret_out (trailing newlines cut); its stderr's
+ * first line into *ret_err.  Returns the exit status, or -ENOENT when the
+ * program is not installed. */
+static int run_capture(char *const argv[], char **ret_out, char **ret_err)
+{
+	_cleanup_close_ int out = memfd_create("out", MFD_CLOEXEC);
+	_cleanup_close_ int errfd = memfd_create("err", MFD_CLOEXEC);
+	posix_spawn_file_actions_t fa;
+	char *texts[2] = {};
+	int fds[2] = {out, errfd};
+	int status, r;
+	pid_t pid;
+
+	*ret_out = *ret_err = NULL;
+	if (out < 0 || errfd < 0)
+		return negative_errno();
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -ENOMEM;
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out, 1);
+	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+	r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0)
+		return -r;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	for (size_t i = 0; i < 2; i++) {
+		off_t size = lseek(fds[i], 0, SEEK_END);
+		size_t n;
+
+		if (size < 0 || size > 65536)
+			size = size < 0 ? 0 : 65536;
+		texts[i] = calloc(1, (size_t)size + 1);
+		if (!texts[i] || pread(fds[i], texts[i], (size_t)size, 0) < 0) {
+			free(texts[0]);
+			free(texts[1]);
+			return -ENOMEM;
+		}
+		n = strcspn(texts[i], i == 0 ? "" : "\n");
+		texts[i][n] = 0;
+		while (n > 0 && texts[i][n - 1] == '\n')
+			texts[i][--n] = 0;
+	}
+	*ret_out = texts[0];
+	*ret_err = texts[1];
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A program that prints the pid of the container's first process. */
+static int query_pid(Search *s, const char *label, char *const argv[], int *ret_pid)
+{
+	_cleanup_free_ char *out = NULL, *error = NULL;
+	char *end;
+	long pid;
+	int r;
+
+	r = run_capture(argv, &out, &error);
+	if (r == -ENOENT) {
+		looked(s, "%s (not installed)", label);
+		return r;
+	}
+	if (r < 0) {
+		looked(s, "%s (%s)", label, strerror(-r));
+		return r;
+	}
+	if (r > 0) {
+		looked(s, "%s (%s)", label, *error ? error : "failed");
+		return -ESRCH;
+	}
+	errno = 0;
+	pid = strtol(out, &end, 10);
+	if (errno || end == out || *end || pid < 0 || pid > INT32_MAX) {
+		looked(s, "%s (unexpected answer \"%s\")", label, out);
+		return -EBADMSG;
+	}
+	if (pid == 0) {
+		looked(s, "%s (not running)", label);
+		return -ESRCH;
+	}
+	*ret_pid = (int)pid;
+	return 0;
+}
+
+/* Asked twice, around pidfd_open(): a pid the program names after the
+ * pidfd is open is the container's, not a recycled one. */
+static void try_command(Search *s, const char *label, char *const argv[])
+{
+	_cleanup_close_ int pidfd = -EBADF;
+	int pid, again;
+
+	if (query_pid(s, label, argv, &pid) < 0)
+		return;
+	pidfd = pidfd_open(pid, 0);
+	if (pidfd < 0 || query_pid(s, label, argv, &again) < 0 || again != pid ||
+	    pidfd_exited(pidfd)) {
+		looked(s, "%s (not running: process %d is gone)", label, pid);
+		return;
+	}
+	add_match(s, pid, TAKE_FD(pidfd), "%s", label);
+}
+
+/* The runtime directories whose crun/ and runc/ hold state: the caller's,
+ * and for root every user's. */
+static size_t runtime_dirs(char ***ret)
+{
+	char **l = calloc(66, sizeof(char *));
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	_cleanup_closedir_ DIR *d = NULL;
+	size_t n = 0;
+	struct dirent *de;
+
+	*ret = l;
+	if (!l)
+		return 0;
+	if (asprintf(&l[n], "/run") >= 0)
+		n++;
+	if (xdg && xdg[0] == '/') {
+		if ((l[n] = strdup(xdg)))
+			n++;
+	} else if (getuid() != 0 && asprintf(&l[n], "/run/user/%u", (unsigned)getuid()) >= 0)
+		n++;
+	if (getuid() != 0 || !(d = opendir("/run/user")))
+		return n;
+	while (n < 64 && (de = readdir(d))) {
+		char *p;
+		bool dup = false;
+
+		if (de->d_name[0] == '.' || asprintf(&p, "/run/user/%s", de->d_name) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			dup = dup || streq(l[i], p);
+		if (dup)
+			free(p);
+		else
+			l[n++] = p;
+	}
+	return n;
+}
+
+static void search(Search *s)
+{
+	_cleanup_strv_free_ char **dirs = NULL;
+	size_t n = runtime_dirs(&dirs);
+	const char *name = s->name;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "%s/crun/%s/status", dirs[i], name) >= 0)
+			try_state_file(s, "crun", path, "pid", "process-start-time");
+	}
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "%s/runc/%s/state.json", dirs[i], name) >= 0)
+			try_state_file(s, "runc", path, "init_process_pid", "init_process_start");
+	}
+	try_command(s, "podman",
+		    (char *const[]){"podman", "container", "inspect", "--format", "{{.State.Pid}}",
+				    (char *)name, NULL});
+	try_command(s, "docker",
+		    (char *const[]){"docker", "container", "inspect", "--format", "{{.State.Pid}}",
+				    (char *)name, NULL});
+	try_command(s, "machinectl",
+		    (char *const[]){"machinectl", "show", "--property=Leader", "--value",
+				    (char *)name, NULL});
+}
+
+int mountd_container_open(const char *name, MountdContainer *ret, char **ret_error)
+{
+	_cleanup_(search_done) Search s = {.name = name};
+	char *error = NULL;
+	int r = 0;
+
+	*ret = (MountdContainer){.pidfd = -EBADF};
+	if (ret_error)
+		*ret_error = NULL;
+	if (!name || !name_valid(name)) {
+		if (ret_error &&
+		    asprintf(ret_error, "\"%s\" is not a container name", strna(name)) < 0)
+			*ret_error = NULL;
+		return -EINVAL;
+	}
+	s.looked = open_memstream(&s.looked_text, &s.looked_size);
+	if (!s.looked)
+		return -ENOMEM;
+	search(&s);
+	fflush(s.looked);
+
+	if (s.n_matches == 1) {
+		*ret = (MountdContainer){.pidfd = TAKE_FD(s.matches[0].pidfd),
+					 .pid = s.matches[0].pid,
+					 .source = TAKE_PTR(s.matches[0].source)};
+		return 0;
+	}
+	if (s.n_matches == 0) {
+		r = -ENOENT;
+		if (asprintf(&error, "no running container \"%s\"; looked at %s", name,
+			     s.looked_text ?: "") < 0)
+			error = NULL;
+	} else {
+		_cleanup_free_ char *list = NULL;
+		size_t size = 0;
+		FILE *f = open_memstream(&list, &size);
+
+		r = -ENOTUNIQ;
+		if (f) {
+			for (size_t i = 0; i < s.n_matches; i++)
+				fprintf(f, "%spid %d (%s)", i ? ", " : "", s.matches[i].pid,
+					s.matches[i].source);
+			fclose(f);
+		}
+		if (asprintf(&error, "\"%s\" names %zu containers: %s", name, s.n_matches,
+			     strna(list)) < 0)
+			error = NULL;
+	}
+	if (ret_error)
+		*ret_error = error;
+	else
+		free(error);
+	return r;
+}
+
+void mountd_container_done(MountdContainer *c)
+{
+	safe_close(c->pidfd);
+	free(c->source);
+	*c = (MountdContainer){.pidfd = -EBADF};
+}
