@@ -17,6 +17,13 @@ $(B)/mountctl: $(MOUNTCTL_OBJS) $(CLIENT_LIB)
 
 BINARIES += $(CLIENT_LIB) $(B)/mountctl
 
+# ---- mountd-oci-hook: mounts a container's config.json asks for ----------------
+# It takes mount options as mountctl does (mountctl-options.c).
+$(B)/mountd-oci-hook: $(B)/client/mountd-oci-hook.o $(B)/client/mountctl-options.o $(CLIENT_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+BINARIES += $(B)/mountd-oci-hook
+
 # ---- man pages (scdoc) ----------------------------------------------------------
 # fsinfo(2) documents the system call our kernel series adds; it is installed
 # with the others so that `man 2 fsinfo` works in the guest.
@@ -29,8 +36,9 @@ $(B)/man/%: docs/man/%.scd
 BINARIES += $(MAN_PAGES)
 
 .PHONY: install-client
-install-client: $(B)/mountctl $(CLIENT_LIB) $(MAN_PAGES)
+install-client: $(B)/mountctl $(B)/mountd-oci-hook $(CLIENT_LIB) $(MAN_PAGES)
 	install -D -m755 $(B)/mountctl $(DESTDIR)/usr/bin/mountctl
+	install -D -m755 $(B)/mountd-oci-hook $(DESTDIR)/usr/libexec/mountd-oci-hook
 	install -D -m644 client/libmountd-client.h $(DESTDIR)/usr/include/libmountd-client.h
 	install -D -m644 $(CLIENT_LIB) $(DESTDIR)/usr/lib/libmountd-client.a
 	install -D -m644 completion/mountctl.bash \

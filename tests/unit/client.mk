@@ -16,3 +16,7 @@ UNIT_TESTS += tests/unit/test-mountctl-live.sh
 UNIT_TESTS += $(B)/tests/unit/test-container
 $(B)/tests/unit/test-container: $(B)/tests/unit/test-container.o $(B)/libmountd-client.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# mountd-oci-hook against a real mountd and a runtime's pre-pivot_root
+# namespace, both inside a private mount namespace
+UNIT_TESTS += tests/unit/test-oci-hook.sh

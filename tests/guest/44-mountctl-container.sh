@@ -1,0 +1,167 @@
+#!/bin/bash
+# A running container as the target, as an unprivileged user with rootless
+# crun containers would use it: mountd-oci-hook, the OCI hook that makes the
+# mounts a container's config.json asks for while crun starts it (and fails
+# the start, leaving nothing, when mountd refuses one), and
+# `mountctl --container NAME` on crun containers and a systemd-nspawn
+# machine.  Judged by the container's own mount table and files.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mountd-lib.sh"
+
+HOOK=/usr/libexec/mountd-oci-hook
+[ -x $HOOK ] || HOOK=$BUILD/mountd-oci-hook
+M=$(command -v mountctl || echo "$BUILD/mountctl")
+export M HOOK
+
+export MOUNTD_POLICY=$work/policy
+cat >"$MOUNTD_POLICY" <<'POLICY'
+# tmpfs and binds in the user's own containers, and taking them away again
+allow user=1000 method=Create fstype=tmpfs namespace=owned
+deny user=1000 method=Create
+allow user=1000 method=Bind,Unmount,List,Info namespace=owned
+# a bind's source is read in the user's own namespace
+allow user=1000 method=Bind namespace=own
+POLICY
+check "mountd starts" start_mountd
+chmod 0666 $SOCK
+
+# The user's session, as logind would set it up: crun keeps the state of
+# rootless containers in $XDG_RUNTIME_DIR/crun.
+mkdir -p /run/user/$USER_ID && chown $USER_ID:$USER_ID /run/user/$USER_ID &&
+	chmod 0700 /run/user/$USER_ID
+U() { as_user env HOME=/tmp XDG_RUNTIME_DIR=/run/user/$USER_ID "$@"; }
+export -f U
+
+T=/tmp/ctr-test
+rm -rf $T && mkdir -p $T && chown $USER_ID:$USER_ID $T
+U mkdir -p $T/share && U sh -c "echo 'hello from the host' >$T/share/hello.txt"
+
+# bundle NAME [HOOK-STAGE ANNOTATION]: a rootless bundle made with
+# `crun spec --rootless`: the host's /usr read-only inside, `sleep` as its
+# process, and the hook asked for the mounts of the annotation.
+bundle() {
+	local dir=$T/$1
+	U mkdir -p "$dir/rootfs" &&
+		U sh -c "cd $dir && crun spec --rootless && cd rootfs &&
+			mkdir -p proc dev sys usr tmp && ln -s usr/bin bin && ln -s usr/lib lib &&
+			ln -s usr/lib64 lib64" &&
+		U python3 - "$dir/config.json" "$HOOK" "${2:-}" "${3:-}" <<'PY'
+import json, sys
+path, hook, stage, annotation = sys.argv[1:]
+c = json.load(open(path))
+c["process"].update(terminal=False, args=["sleep", "infinity"])
+c["root"]["readonly"] = False
+c["mounts"].append({"destination": "/usr", "type": "bind", "source": "/usr",
+                    "options": ["rbind", "ro"]})
+if stage:
+    c.setdefault("annotations", {})["io.mountd.mounts"] = annotation
+    c["hooks"] = {stage: [{"path": hook}]}
+json.dump(c, open(path, "w"), indent=1)
+PY
+}
+in_ctr() { local name=$1; shift; U crun exec "$name" "$@"; }
+# fstype and mount options of the mount at $2 in mountinfo ($1: a pid's, or "-")
+fstype_at() {
+	awk -v p="$2" '$5 == p {for (i = 7; $i != "-"; i++); print $(i + 1), $6; f = 1} END {exit !f}' "$1"
+}
+mounted_in() { in_ctr "$1" cat /proc/self/mountinfo | fstype_at - "$2"; }
+host_mounts() { awk '{print $5, $9}' /proc/1/mountinfo | sort; }
+export -f in_ctr mounted_in fstype_at
+host_mounts >"$work/host.before"
+
+# ---- the hook at createRuntime: a tmpfs and a read-only bind of the user's files
+cat >$T/ok.mounts <<EOF
+[{"destination": "/data", "type": "tmpfs", "source": "scratch", "options": ["size=4m", "mode=0755"]},
+ {"destination": "/shared", "type": "bind", "source": "$T/share", "options": ["rbind", "ro"]}]
+EOF
+check "a bundle whose config.json asks for two mounts" bundle ok createRuntime "$(cat $T/ok.mounts)"
+check "crun run starts it, running the hook" U crun run -d --bundle $T/ok ok
+check_output "  the tmpfs is mounted in the container" '^tmpfs rw,nosuid,nodev' mounted_in ok /data
+check_output "  with the size asked for" 'size=4096k' in_ctr ok findmnt -n -o FS-OPTIONS /data
+check_output "  the bind shows the host's file" '^hello from the host$' in_ctr ok cat /shared/hello.txt
+check_output "  read-only" 'Read-only file system' bash -c 'in_ctr ok touch /shared/x 2>&1; true'
+check "  the container writes to its tmpfs" in_ctr ok sh -c 'echo written >/data/f && test "$(cat /data/f)" = written'
+check "  and the host's mount table did not change" cmp -s "$work/host.before" <(host_mounts)
+
+# ---- the same hook as poststart: the container's root is its rootfs by then
+check "a bundle with the hook at poststart" bundle late poststart \
+	'[{"destination": "/late", "type": "tmpfs", "options": ["size=1m"]}]'
+check "crun run starts it" U crun run -d --bundle $T/late late
+check_output "  the tmpfs is in the container at /late" '^tmpfs ' mounted_in late /late
+
+# ---- refused: the start fails, with mountd's reason, and nothing stays mounted
+cat >$T/bad.mounts <<'EOF'
+[{"destination": "/data", "type": "tmpfs", "options": ["size=1m"]},
+ {"destination": "/ram", "type": "ramfs"}]
+EOF
+check "a bundle asking for a tmpfs, then a ramfs the policy refuses" \
+	bundle bad createRuntime "$(cat $T/bad.mounts)"
+U crun run -d --bundle $T/bad bad >"$work/bad.out" 2>&1
+echo "exit $?" >>"$work/bad.out"
+sed 's/^/# crun run: /' "$work/bad.out"
+check_output "crun run fails" '^exit [1-9]' cat "$work/bad.out"
+check_output "  saying what mountd refused and why" \
+	'mountd-oci-hook: container bad: mountd refused ramfs on /ram: .*PermissionDenied' \
+	cat "$work/bad.out"
+check_output "  and that the tmpfs it made first was unmounted again" \
+	'unmounted again the 1 mount made before it' cat "$work/bad.out"
+check_fails "  the container does not exist" bash -c 'U crun list | grep -qw bad'
+check_output "  mountd made the tmpfs in it, refused the ramfs, unmounted the tmpfs" \
+	'^Create tmpfs ok,Create ramfs io.mountd.Mount.PermissionDenied,Unmount  ok,$' \
+	bash -c "records MOUNTD_CALLER_COMM=mountd-oci-hook | fields MOUNTD_METHOD MOUNTD_FSTYPE MOUNTD_RESULT MOUNTD_PATH |
+		awk '\$NF ~ \"^$T/bad/\" {printf \"%s %s %s,\", \$1, (NF == 4 ? \$2 : \"\"), \$(NF-1)}'"
+check "  the host's mount table did not change" cmp -s "$work/host.before" <(host_mounts)
+
+check "an annotation with a relative destination" \
+	bundle rel createRuntime '[{"destination": "data", "type": "tmpfs"}]'
+check_output "  fails the start before asking mountd anything" \
+	'container rel: io.mountd.mounts\[0\]: "destination" must be an absolute path' \
+	bash -c 'U crun run -d --bundle '$T'/rel rel 2>&1; true'
+check_fails "  the container does not exist" bash -c 'U crun list | grep -qw rel'
+
+# ---- mountctl --container on the running container
+check_fails "no /extra in the container yet" mounted_in ok /extra
+check "mountctl --container ok mount -t tmpfs --mkdir none /extra" \
+	U $M --container ok mount -t tmpfs -o size=1m --mkdir none /extra
+check_output "  the tmpfs is in the container" '^tmpfs ' mounted_in ok /extra
+check "mountctl --container ok bind --mkdir (the user's directory) /more" \
+	U $M --container ok bind --mkdir $T/share /more
+check_output "  the container reads the host's file there" '^hello from the host$' \
+	in_ctr ok cat /more/hello.txt
+check_output "mountctl --container ok list --table shows them" '/extra.*tmpfs' \
+	U $M --container ok list --table
+check_output "-v says where the container was found" \
+	"container ok: pid [0-9]+ \(crun state /run/user/$USER_ID/crun/ok/status\)" \
+	U $M -v --container ok list
+check "mountctl --container ok umount /extra" U $M --container ok umount /extra
+check_fails "  it is gone from the container" mounted_in ok /extra
+check_output "root finds the user's rootless container too" '/data' $M --container ok list --table
+check_output "a relative path in the container is refused" 'relative path' \
+	bash -c 'U $M --container ok mount -t tmpfs none extra 2>&1; [ $? = 2 ]'
+check_output "a name nobody knows: exit 1, saying where it looked" \
+	"no running container \"nosuch\"; looked at .*/run/user/$USER_ID/crun/nosuch/status.*machinectl" \
+	bash -c 'U $M --container nosuch list 2>&1; [ $? = 1 ]'
+check "  the host's mount table did not change" cmp -s "$work/host.before" <(host_mounts)
+
+# ---- a systemd-nspawn machine, and a name two runtimes know
+systemd-nspawn -D / --volatile=yes -M twin --as-pid2 --quiet sleep infinity >/dev/null 2>&1 &
+nspawn=$!
+for _ in $(seq 100); do machinectl show -p Leader --value twin >/dev/null 2>&1 && break; sleep 0.2; done
+leader=$(machinectl show -p Leader --value twin)
+check "mountctl --container twin (an nspawn machine) mount -t tmpfs --mkdir none /tmp/x" \
+	$M --container twin mount -t tmpfs -o size=1m --mkdir none /tmp/x
+check_output "  the tmpfs is in the machine" '^tmpfs' \
+	fstype_at /proc/$leader/mountinfo /tmp/x
+check_output "the user finds root's machine, but mountd refuses: PermissionDenied" \
+	'PermissionDenied' bash -c 'U $M --container twin list 2>&1; [ $? = 1 ]'
+check "the user starts a crun container also called twin" bundle twin
+check "  and runs it" U crun run -d --bundle $T/twin twin
+check_output "root's --container twin: ambiguous, both named, exit 1" \
+	'"twin" names 2 containers: .*crun state /run/user/[0-9]+/crun/twin/status.*machinectl.*give --pid' \
+	bash -c '$M --container twin list 2>&1; [ $? = 1 ]'
+
+kill $nspawn
+for c in ok late twin; do U crun delete -f $c; done
+stop_mountd
+rm -rf $T "$work"
+done_testing
