@@ -28,7 +28,7 @@ BINARIES += $(B)/mountd-oci-hook
 # fsinfo(2) documents the system call our kernel series adds; it is installed
 # with the others so that `man 2 fsinfo` works in the guest.
 MAN_PAGES := $(B)/man/mountctl.1 $(B)/man/mountd.8 $(B)/man/mountd.policy.5 \
-	$(B)/man/fsinfo.2
+	$(B)/man/fsinfo.2 $(B)/man/mountd-oci-hook.1
 $(B)/man/%: docs/man/%.scd
 	@mkdir -p $(dir $@)
 	scdoc <$< >$@

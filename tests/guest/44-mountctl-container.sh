@@ -160,6 +160,9 @@ check_output "root's --container twin: ambiguous, both named, exit 1" \
 	'"twin" names 2 containers: .*crun state /run/user/[0-9]+/crun/twin/status.*machinectl.*give --pid' \
 	bash -c '$M --container twin list 2>&1; [ $? = 1 ]'
 
+check_output "man mountd-oci-hook documents the annotation" 'io\.mountd\.mounts' \
+	bash -c 'MANWIDTH=80 man mountd-oci-hook 2>/dev/null'
+
 kill $nspawn
 for c in ok late twin; do U crun delete -f $c; done
 stop_mountd
