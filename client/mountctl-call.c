@@ -211,6 +211,8 @@ static char *error_in_words(const Ctx *c, const MountdReply *reply)
 		r = asprintf(&s, "%s is not a mount point", c->target);
 	else if (streq(step, "namespace") && streq(e, "ENOENT") && c->ns_pid > 0)
 		r = asprintf(&s, "no process %d", c->ns_pid);
+	else if (streq(step, "namespace") && streq(e, "ESRCH") && c->container)
+		r = asprintf(&s, "container %s has exited", c->container);
 	return r < 0 ? NULL : s;
 }
 

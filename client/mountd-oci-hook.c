@@ -426,8 +426,8 @@ int main(int argc, char **argv)
 	if (r == 0) {
 		pidfd = pidfd_open(pid, 0);
 		if (pidfd < 0) {
-			fail("process %d: %m", pid);
-			r = -errno;
+			r = negative_errno();
+			fail("process %d: %s", pid, strerror(-r));
 		}
 	}
 	if (r == 0)
@@ -454,8 +454,12 @@ int main(int argc, char **argv)
 			continue;
 		}
 		why = r < 0 ? NULL : mountd_reply_error_string(&reply);
-		fail("mountd refused %s on %s: %s", e->bind ? e->source : e->type, e->destination,
-		     why ?: strerror(-r));
+		if (r < 0)
+			fail("no answer from mountd for %s on %s: %s",
+			     e->bind ? e->source : e->type, e->destination, strerror(-r));
+		else
+			fail("mountd refused %s on %s: %s", e->bind ? e->source : e->type,
+			     e->destination, why ?: reply.error);
 		for (size_t k = 0; k < i; k++)
 			made += entries[k].made;
 		if (made > 0 && undo(client, pidfd, entries, i))
