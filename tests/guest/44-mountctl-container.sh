@@ -146,7 +146,7 @@ check "  the host's mount table did not change" cmp -s "$work/host.before" <(hos
 # ---- a systemd-nspawn machine, and a name two runtimes know
 systemd-nspawn -D / --volatile=yes -M twin --as-pid2 --quiet sleep infinity >/dev/null 2>&1 &
 nspawn=$!
-for _ in $(seq 100); do machinectl show -p Leader --value twin >/dev/null 2>&1 && break; sleep 0.2; done
+for _ in $(seq 300); do machinectl show -p Leader --value twin >/dev/null 2>&1 && break; sleep 0.2; done
 leader=$(machinectl show -p Leader --value twin)
 check "mountctl --container twin (an nspawn machine) mount -t tmpfs --mkdir none /tmp/x" \
 	$M --container twin mount -t tmpfs -o size=1m --mkdir none /tmp/x
