@@ -453,21 +453,28 @@ static void path_normalize(char *p)
 		strcpy(p, "/");
 }
 
-static int cmd_list(Ctx *c, Args *a, int argc, char **argv)
+/* What list's options ask for (the argument apart). */
+static ListOptions list_options_of(const Ctx *c, const Args *a, ListStyle style)
 {
-	_cleanup_json_ json_object *p = NULL;
-	_cleanup_(mountd_reply_done) MountdReply reply = {};
-	_cleanup_free_ char *target = NULL, *bad = NULL;
-	ListOptions o = {
-		.style = a->table  ? LIST_TABLE
-			 : a->flat ? LIST_FLAT
-				   : LIST_TREE,
+	return (ListOptions){
+		.style = style,
 		.json = c->json,
 		.columns = a->options,
 		.types = a->fstype,
 		.source = a->list_source,
 		.submounts = a->recursive == 1,
 	};
+}
+
+static int cmd_list(Ctx *c, Args *a, int argc, char **argv)
+{
+	_cleanup_json_ json_object *p = NULL;
+	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	_cleanup_free_ char *target = NULL, *bad = NULL;
+	ListOptions o = list_options_of(c, a,
+					a->table  ? LIST_TABLE
+					: a->flat ? LIST_FLAT
+						  : LIST_TREE);
 	json_object *mounts = NULL;
 	int r;
 
@@ -696,16 +703,12 @@ static int cmd_format(Ctx *c, Args *a, int argc, char **argv)
 	}
 	if (streq(kind, "list") || streq(kind, "flat") || streq(kind, "table")) {
 		/* __format list|flat|table [-o COLUMNS] [-t TYPES] [-S SOURCE] [-R] [SPEC] */
-		ListOptions o = {.style = streq(kind, "list")	? LIST_TREE
-					  : streq(kind, "flat") ? LIST_FLAT
-								: LIST_TABLE,
-				 .json = c->json,
-				 .columns = a->options,
-				 .types = a->fstype,
-				 .source = a->list_source,
-				 .submounts = a->recursive == 1,
-				 .spec = argc > 1 ? argv[1] : NULL,
-				 .target = argc > 1 ? argv[1] : NULL};
+		ListOptions o = list_options_of(c, a,
+						streq(kind, "list")   ? LIST_TREE
+						: streq(kind, "flat") ? LIST_FLAT
+								      : LIST_TABLE);
+
+		o.spec = o.target = argc > 1 ? argv[1] : NULL;
 		r = output_list(stdout, json_object_object_get(in, "mounts"), &o);
 	} else if (streq(kind, "size")) {
 		/* A JSON array of byte counts: each as people read it. */

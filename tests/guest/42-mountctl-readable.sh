@@ -10,26 +10,10 @@ TOP=${MOUNTD_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${MOUNTD_BUILD:-$TOP/build}
 . "$TOP/tests/guest/lib.sh"
 
-if [ -z "${MOUNTCTL_TEST_INNER:-}" ]; then
-	MOUNTCTL_TEST_INNER=1 exec unshare -m --propagation private "$0" "$@"
-fi
-
-M=$(command -v mountctl || echo "$BUILD/mountctl")
-[ -x /usr/libexec/mountd ] && MOUNTD=/usr/libexec/mountd || MOUNTD=$BUILD/mountd
-export PATH="$(dirname "$M"):$PATH"
+. "$TOP/tests/guest/mountctl-lib.sh"
 export LC_ALL=C.UTF-8
 # findmnt fits its table to the terminal; wide enough that it does not wrap.
 export COLUMNS=1000
-
-work=$(mktemp -d /tmp/mountctl-readable.XXXXXX)
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /mnt
-mkdir -p /run/mountd
-MOUNTD_IDLE_SEC=0 "$MOUNTD" 2>"$work/mountd.log" &
-mountd=$!
-trap 'kill $mountd 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do [ -S /run/mountd/io.mountd.Mount ] && break; sleep 0.1; done
-check "mountd is listening" test -S /run/mountd/io.mountd.Mount
 
 # same NAME CMD1 -- CMD2: both print the same (CMD1 is mountctl's side).
 same() {
