@@ -91,6 +91,20 @@ static char *block_device_node(uint32_t major, uint32_t minor)
 	return node;
 }
 
+/* The options as mountinfo's super options, which lead with the
+ * superblock's ro/rw: a read-only superblock under a read-write mount is
+ * still read-only, and says so. */
+static char *super_options(const struct statmount *sm)
+{
+	const char *opts = (sm->mask & STATMOUNT_MNT_OPTS) ? sm->str + sm->mnt_opts : "";
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s%s", sm->sb_flags & MS_RDONLY ? "ro" : "rw", *opts ? "," : "", opts) <
+	    0)
+		return NULL;
+	return s;
+}
+
 static void fill_sources(pid_t pid, OpsListResult *res)
 {
 	_cleanup_fclose_ FILE *f = NULL;
@@ -177,17 +191,7 @@ int ops_list_by_id(uint64_t mnt_ns_id, pid_t pid, OpsListResult *ret, MntLog *lo
 		e->fstype = sm_string(sm, STATMOUNT_FS_TYPE, sm->fs_type);
 		e->root = sm_string(sm, STATMOUNT_MNT_ROOT, sm->mnt_root);
 		e->mount_point = sm_string(sm, STATMOUNT_MNT_POINT, sm->mnt_point);
-		/* As mountinfo's super options, which lead with the
-		 * superblock's ro/rw: a read-only superblock under a
-		 * read-write mount is still read-only. */
-		{
-			const char *opts =
-				(sm->mask & STATMOUNT_MNT_OPTS) ? sm->str + sm->mnt_opts : "";
-
-			if (asprintf(&e->options, "%s%s%s", sm->sb_flags & MS_RDONLY ? "ro" : "rw",
-				     *opts ? "," : "", opts) < 0)
-				e->options = NULL;
-		}
+		e->options = super_options(sm);
 		res.n_mounts++;
 		if (!e->fstype || !e->root || !e->mount_point || !e->options)
 			return -ENOMEM;
