@@ -77,6 +77,9 @@ same "list -o $cols is findmnt's" mountctl list -o $cols -- findmnt -o $cols
 same_json "  ... and as JSON" mountctl --json list -o $cols -- findmnt --json -o $cols
 same_json "list --json --list -o $cols (flat)" mountctl --json list --list -o $cols -- \
 	findmnt --json --list -o $cols
+same_json "UNIQ-ID as findmnt --kernel=listmount gives it" \
+	mountctl --json list --list -o TARGET,ID,UNIQ-ID -- \
+	findmnt --kernel=listmount --json --list -o TARGET,ID,UNIQ-ID
 same "list --list -o +ID,PARENT (flat, in mountinfo order)" \
 	mountctl list --list -o +ID,PARENT -- findmnt --list -o +ID,PARENT
 same "list -t tmpfs (a tree of the tmpfs mounts)" mountctl list -t tmpfs -- findmnt -t tmpfs
