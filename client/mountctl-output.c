@@ -232,9 +232,14 @@ static int columns_parse(const char *spec, ListStyle style, Columns *ret, char *
 			ret->c[ret->n++] = &columns_all[def[i]];
 	if (!spec)
 		return 0;
-	for (const char *p = spec + (*spec == '+'); *p;) {
-		size_t len = strcspn(p, ",");
-		int k = column_by_name(p, len);
+	for (const char *p = spec; *p;) {
+		size_t len;
+		int k;
+
+		/* "-o +A -o +B" comes as "+A,+B" */
+		p += *p == '+';
+		len = strcspn(p, ",");
+		k = column_by_name(p, len);
 
 		if (k < 0 || ret->n >= LIST_COLUMNS_MAX) {
 			if (ret_bad)

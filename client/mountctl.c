@@ -905,7 +905,7 @@ static const Command commands[] = {
 	 "  Unmount the mount at PATH; --lazy detaches it now (MNT_DETACH).",
 	 ARG(0), 0},
 	{"info", NULL, cmd_info, 1, -1, "b", info_options,
-	 "info [--all] [--bytes] [--nth N] [--mth M] [--no-fallback] PATH [ATTRIBUTE...]\n"
+	 "info [--all] [-b] [--nth N] [--mth M] [--no-fallback] PATH [ATTRIBUTE...]\n"
 	 "  fsinfo() attributes of the filesystem at PATH; all it has without\n"
 	 "  ATTRIBUTE.  Multi-valued ones (parameter, source, server_name,\n"
 	 "  server_address) are enumerated unless --nth/--mth pick an instance.\n"
@@ -919,7 +919,8 @@ static const Command commands[] = {
 	 "      --no-fallback  only answers of fsinfo(), not of statfs/statx/statmount",
 	 ARG(0), 0},
 	{"list", NULL, cmd_list, 0, 1, "t:S:o:R", list_options,
-	 "list [--list | --table] [-t TYPES] [-S SOURCE] [-o COLUMNS] [-R] [SOURCE | MOUNTPOINT]\n"
+	 "list [--list | --table] [-t TYPES] [-S SOURCE] [-o COLUMNS] [-R]\n"
+	 "            [SOURCE | MOUNTPOINT]\n"
 	 "  The mounts of the namespace as findmnt shows them: a tree, or a flat\n"
 	 "  list of the mounts of SOURCE or on MOUNTPOINT (a source first, as with\n"
 	 "  findmnt).  Exit status 1 when none matches.\n"

@@ -47,7 +47,7 @@ case_ list-table-json $D/list.json --json __format table
 case_ list-findmnt-tree $D/list-findmnt.json __format list
 case_ list-findmnt-columns $D/list-findmnt.json __format list \
 	-o TARGET,SOURCE,FSROOT,VFS-OPTIONS,FS-OPTIONS,PROPAGATION,MAJ:MIN
-case_ list-findmnt-columns-add $D/list-findmnt.json __format table -o +UNIQ-ID,uniq-parent
+case_ list-findmnt-columns-add $D/list-findmnt.json __format table -o +UNIQ-ID -o +uniq-parent
 case_ list-findmnt-columns-json $D/list-findmnt.json --json __format list -o target,source,options
 # Filters: -t (a list; "no" in front excludes), -S (a source or MAJ:MIN), a
 # source or mount point argument (flat, like findmnt), -R for its subtree.
