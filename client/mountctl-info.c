@@ -47,6 +47,8 @@ typedef struct InfoRun {
 	bool no_fallback;
 	json_object *json; /* array of results with --json */
 	bool explicit_attr;
+	bool all;   /* --all: also say which attributes there are not */
+	bool bytes; /* --bytes */
 	int failed;
 } InfoRun;
 
@@ -94,7 +96,7 @@ static int info_one(InfoRun *run, const char *attr, int nth, int mth, bool show_
 				json_object_array_add(run->json, o);
 		} else
 			output_info_text(stdout, attr, show_n ? nth : -1, show_m ? mth : -1,
-					 reply.parameters);
+					 reply.parameters, run->bytes);
 		return 0;
 	}
 
@@ -137,7 +139,7 @@ static int info_one(InfoRun *run, const char *attr, int nth, int mth, bool show_
 			json_object_object_add(o, "parameters", json_object_get(reply.parameters));
 			json_object_array_add(run->json, o);
 		}
-	} else if (!run->explicit_attr && *ret != INFO_ERROR)
+	} else if (!run->explicit_attr && *ret != INFO_ERROR && run->all)
 		printf("%s: %s\n", attr, *ret == INFO_NONE ? "none" : "not supported");
 	return 0;
 }
@@ -178,7 +180,9 @@ int cmd_info(Ctx *c, Args *a, int argc, char **argv)
 		       .path = argv[0],
 		       .no_fallback = a->no_fallback,
 		       .json = json,
-		       .explicit_attr = argc > 1};
+		       .explicit_attr = argc > 1,
+		       .all = a->all,
+		       .bytes = a->bytes};
 	int r;
 
 	if (a->mth >= 0 && a->nth < 0)

@@ -58,36 +58,67 @@ static bool get_bool(json_object *o, const char *key)
 	       json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
-/* The per-mount options as findmnt's VFS-OPTIONS column shows them. */
+/* The per-mount options as mountinfo (and findmnt's VFS-OPTIONS) shows them,
+ * in the kernel's order (show_mnt_opts()). */
 static char *vfs_options(json_object *attributes)
 {
-	static const struct {
-		const char *key, *word;
-	} flags[] = {
-		{"noSuid", "nosuid"},		{"noDev", "nodev"},
-		{"noExec", "noexec"},		{"noDiratime", "nodiratime"},
-		{"noSymfollow", "nosymfollow"},
-	};
 	const char *atime = get_str(attributes, "atime");
+	const struct {
+		bool set;
+		const char *word;
+	} flags[] = {
+		{get_bool(attributes, "noSuid"), "nosuid"},
+		{get_bool(attributes, "noDev"), "nodev"},
+		{get_bool(attributes, "noExec"), "noexec"},
+		{streq_ptr(atime, "noatime"), "noatime"},
+		{get_bool(attributes, "noDiratime"), "nodiratime"},
+		/* strictatime is no flag in mountinfo: nothing is shown. */
+		{streq_ptr(atime, "relatime"), "relatime"},
+		{get_bool(attributes, "noSymfollow"), "nosymfollow"},
+	};
 	char *s = strdup(get_bool(attributes, "readOnly") ? "ro" : "rw");
 
 	for (size_t i = 0; s && i < ELEMENTSOF(flags); i++)
-		if (get_bool(attributes, flags[i].key)) {
+		if (flags[i].set) {
 			char *t = NULL;
 			if (asprintf(&t, "%s,%s", s, flags[i].word) < 0)
 				t = NULL;
 			free(s);
 			s = t;
 		}
-	/* strictatime is no flag in mountinfo: findmnt shows nothing. */
-	if (s && atime && !streq(atime, "strictatime")) {
-		char *t = NULL;
-		if (asprintf(&t, "%s,%s", s, atime) < 0)
-			t = NULL;
-		free(s);
-		s = t;
-	}
 	return s;
+}
+
+/* findmnt's OPTIONS: the mount's and the superblock's options in one list,
+ * read-only when either is (libmount's merge_optstr()).  fs is mountinfo's
+ * super options, "rw" or "ro" first (older mountd: without it). */
+static char *merge_options(const char *vfs, const char *fs)
+{
+	const char *rest = fs;
+	bool ro = startswith(vfs, "ro") && (vfs[2] == ',' || !vfs[2]);
+	char *s = NULL;
+
+	if ((startswith(fs, "ro") || startswith(fs, "rw")) && (fs[2] == ',' || !fs[2])) {
+		ro = ro || fs[1] == 'o';
+		rest = fs[2] ? fs + 3 : "";
+	}
+	/* vfs always starts with its own rw/ro: replace that. */
+	if (asprintf(&s, "%s%s%s%s", ro ? "ro" : "rw", vfs + 2, *rest ? "," : "", rest) < 0)
+		return NULL;
+	return s;
+}
+
+/* findmnt's PROPAGATION: shared or private, then ",slave", ",unbindable". */
+static const char *propagation_words(json_object *e)
+{
+	bool shared = get_int(e, "peerGroup") != 0, slave = get_int(e, "master") != 0,
+	     unbindable = streq_ptr(get_str(e, "propagation"), "unbindable");
+
+	if (unbindable)
+		return shared ? "shared,unbindable" : "private,unbindable";
+	if (slave)
+		return shared ? "shared,slave" : "private,slave";
+	return shared ? "shared" : "private";
 }
 
 static void add_str(json_object *o, const char *key, const char *v)
@@ -98,30 +129,35 @@ static void add_str(json_object *o, const char *key, const char *v)
 json_object *output_mount_entry_json(json_object *e)
 {
 	json_object *o = json_object_new_object(), *attrs = NULL;
-	_cleanup_free_ char *vfs = NULL, *all = NULL;
-	const char *fs = get_str(e, "options");
+	_cleanup_free_ char *vfs = NULL, *all = NULL, *source = NULL;
+	const char *fs = get_str(e, "options") ?: "", *root = get_str(e, "root"),
+		   *src = get_str(e, "source");
 
 	if (!o)
 		return NULL;
 	json_object_object_get_ex(e, "attributes", &attrs);
 	vfs = vfs_options(attrs);
-	if (!vfs || asprintf(&all, "%s%s%s", vfs, fs && *fs ? "," : "", fs ?: "") < 0) {
+	all = vfs ? merge_options(vfs, fs) : NULL;
+	/* As findmnt: the source of a mount of a subtree names the subtree. */
+	if (src && root && !streq(root, "/") && asprintf(&source, "%s[%s]", src, root) < 0)
+		source = NULL;
+	if (!all || (src && root && !streq(root, "/") && !source)) {
 		json_object_put(o);
 		return NULL;
 	}
 	add_str(o, "target", get_str(e, "mountPoint"));
-	add_str(o, "source", get_str(e, "source"));
+	add_str(o, "source", source ?: src);
 	add_str(o, "fstype", get_str(e, "fsType"));
 	add_str(o, "options", all);
 	add_str(o, "vfs-options", vfs);
-	add_str(o, "fs-options", fs ?: "");
-	add_str(o, "fsroot", get_str(e, "root"));
+	add_str(o, "fs-options", fs);
+	add_str(o, "fsroot", root);
 	json_object_object_add(o, "id", json_object_new_int64(get_int(e, "oldId")));
 	json_object_object_add(o, "parent", json_object_new_int64(get_int(e, "oldParentId")));
 	json_object_object_add(o, "uniq-id", json_object_new_int64(get_int(e, "id")));
 	json_object_object_add(o, "uniq-parent", json_object_new_int64(get_int(e, "parentId")));
 	add_str(o, "maj:min", get_str(e, "device"));
-	add_str(o, "propagation", get_str(e, "propagation"));
+	add_str(o, "propagation", propagation_words(e));
 	json_object_object_add(o, "peer-group", json_object_new_int64(get_int(e, "peerGroup")));
 	json_object_object_add(o, "master", json_object_new_int64(get_int(e, "master")));
 	return o;
@@ -129,33 +165,117 @@ json_object *output_mount_entry_json(json_object *e)
 
 /* ---- list ------------------------------------------------------------------- */
 
-typedef struct Node {
-	json_object *entry; /* mountctl form */
-	size_t parent;	    /* index, or SIZE_MAX for a root */
-} Node;
-
 typedef struct Column {
-	const char *header;
-	const char *key;
-	bool right; /* numbers align right */
+	const char *header; /* findmnt's column name */
+	const char *key;    /* its JSON key (findmnt's too) */
+	bool right;	    /* numbers align right */
 } Column;
 
-static const Column tree_columns[] = {
-	{"TARGET", "target", false},
+/* The columns findmnt has and a List reply can fill. */
+static const Column columns_all[] = {
 	{"SOURCE", "source", false},
+	{"TARGET", "target", false},
 	{"FSTYPE", "fstype", false},
 	{"OPTIONS", "options", false},
-};
-
-static const Column table_columns[] = {
+	{"VFS-OPTIONS", "vfs-options", false},
+	{"FS-OPTIONS", "fs-options", false},
+	{"FSROOT", "fsroot", false},
 	{"ID", "id", true},
 	{"PARENT", "parent", true},
-	{"TARGET", "target", false},
-	{"SOURCE", "source", false},
-	{"FSTYPE", "fstype", false},
+	{"UNIQ-ID", "uniq-id", true},
+	{"UNIQ-PARENT", "uniq-parent", true},
+	{"MAJ:MIN", "maj:min", false},
 	{"PROPAGATION", "propagation", false},
-	{"OPTIONS", "options", false},
 };
+enum {
+	C_SOURCE,
+	C_TARGET,
+	C_FSTYPE,
+	C_OPTIONS,
+	C_ID = 7,
+	C_PARENT,
+	C_MAJMIN = 11,
+	C_PROPAGATION,
+};
+
+static const unsigned tree_columns[] = {C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS};
+static const unsigned table_columns[] = {C_ID,	   C_PARENT,	  C_TARGET, C_SOURCE,
+					 C_FSTYPE, C_PROPAGATION, C_OPTIONS};
+
+#define LIST_COLUMNS_MAX 32
+
+typedef struct Columns {
+	const Column *c[LIST_COLUMNS_MAX];
+	size_t n;
+} Columns;
+
+static int column_by_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ELEMENTSOF(columns_all); i++)
+		if (strlen(columns_all[i].header) == len &&
+		    strncasecmp(columns_all[i].header, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The default columns of style, replaced by -o LIST or, "+LIST", added to. */
+static int columns_parse(const char *spec, ListStyle style, Columns *ret, char **ret_bad)
+{
+	const unsigned *def = style == LIST_TABLE ? table_columns : tree_columns;
+	size_t n_def = style == LIST_TABLE ? ELEMENTSOF(table_columns) : ELEMENTSOF(tree_columns);
+
+	*ret = (Columns){};
+	if (ret_bad)
+		*ret_bad = NULL;
+	if (!spec || *spec == '+')
+		for (size_t i = 0; i < n_def; i++)
+			ret->c[ret->n++] = &columns_all[def[i]];
+	if (!spec)
+		return 0;
+	for (const char *p = spec; *p;) {
+		size_t len;
+		int k;
+
+		/* "-o +A -o +B" comes as "+A,+B" */
+		p += *p == '+';
+		len = strcspn(p, ",");
+		k = column_by_name(p, len);
+
+		if (k < 0 || ret->n >= LIST_COLUMNS_MAX) {
+			if (ret_bad)
+				*ret_bad = strndup(p, len);
+			return -EINVAL;
+		}
+		ret->c[ret->n++] = &columns_all[k];
+		p += len + (p[len] == ',');
+	}
+	return ret->n ? 0 : -EINVAL;
+}
+
+int output_list_columns_check(const char *spec, char **ret_bad)
+{
+	Columns c;
+
+	return columns_parse(spec, LIST_TREE, &c, ret_bad);
+}
+
+bool fstype_match(const char *type, const char *pattern)
+{
+	/* libmount's rule: "no" before the first type negates the whole
+	 * list; "noTYPE" further on excludes that one type. */
+	bool no = startswith(pattern, "no");
+	size_t len = strlen(type);
+
+	for (const char *p = pattern + (no ? 2 : 0); p;
+	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (startswith(p, "no") && strncasecmp(p + 2, type, len) == 0 &&
+		    (p[len + 2] == 0 || p[len + 2] == ','))
+			return false;
+		if (strncasecmp(p, type, len) == 0 && (p[len] == 0 || p[len] == ','))
+			return !no;
+	}
+	return no;
+}
 
 static char *cell(json_object *entry, const char *key)
 {
@@ -184,12 +304,12 @@ typedef struct Table {
 
 static void table_done(Table *t)
 {
-	for (size_t i = 0; i < t->rows * t->cols; i++)
+	for (size_t i = 0; t->cells && i < t->rows * t->cols; i++)
 		free(t->cells[i]);
 	free(t->cells);
 }
 
-static void table_print(FILE *f, const Table *t, const Column *columns)
+static void table_print(FILE *f, const Table *t, const Columns *columns)
 {
 	_cleanup_free_ size_t *w = calloc(t->cols, sizeof(size_t));
 
@@ -204,7 +324,7 @@ static void table_print(FILE *f, const Table *t, const Column *columns)
 			size_t pad = w[c] - width(s);
 			bool last = c + 1 == t->cols;
 
-			if (columns[c].right)
+			if (columns->c[c]->right)
 				fprintf(f, "%*s%s", (int)pad, "", s);
 			else
 				fprintf(f, "%s%*s", s, last ? 0 : (int)pad, "");
@@ -215,48 +335,23 @@ static void table_print(FILE *f, const Table *t, const Column *columns)
 	}
 }
 
-/* Depth-first: prefix holds the drawing of the ancestors' columns. */
-static int tree_rows(Node *nodes, size_t n, size_t parent, const char *prefix, Table *t,
-		     size_t *row)
-{
-	const char *branch = ascii ? "|-" : "\u251c\u2500", *last = ascii ? "`-" : "\u2514\u2500",
-		   *bar = ascii ? "| " : "\u2502 ";
+typedef struct Node {
+	json_object *entry; /* mountctl form */
+	size_t parent;	    /* index, or SIZE_MAX for a root */
+	int64_t old_id;	    /* findmnt orders children by it */
+	bool match, shown;
+} Node;
 
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *child_prefix = NULL;
-		bool is_last = true;
-		char *target = NULL;
+/* A line of output: a node, under the line of its nearest shown ancestor. */
+typedef struct Line {
+	size_t node;
+	size_t parent; /* line index, or SIZE_MAX at the top */
+} Line;
 
-		if (nodes[i].parent != parent)
-			continue;
-		for (size_t j = i + 1; j < n; j++)
-			if (nodes[j].parent == parent) {
-				is_last = false;
-				break;
-			}
-		if (parent == SIZE_MAX)
-			target = cell(nodes[i].entry, "target");
-		else if (asprintf(&target, "%s%s%s", prefix, is_last ? last : branch,
-				  get_str(nodes[i].entry, "target") ?: "") < 0)
-			target = NULL;
-		if (!target)
-			return -ENOMEM;
-		t->cells[*row * t->cols] = target;
-		for (size_t c = 1; c < t->cols; c++) {
-			t->cells[*row * t->cols + c] = cell(nodes[i].entry, tree_columns[c].key);
-			if (!t->cells[*row * t->cols + c])
-				return -ENOMEM;
-		}
-		(*row)++;
-		if (asprintf(&child_prefix, "%s%s", prefix,
-			     parent == SIZE_MAX ? "" : (is_last ? "  " : bar)) < 0)
-			return -ENOMEM;
-		int r = tree_rows(nodes, n, i, child_prefix, t, row);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
+typedef struct Lines {
+	Line *l;
+	size_t n;
+} Lines;
 
 /* Parent index of every entry: the entry whose unique ID is its parent ID;
  * none (a root) for the namespace root, whose parent is itself, and for
@@ -268,6 +363,7 @@ static void link_nodes(Node *nodes, json_object *mounts, size_t n)
 		int64_t id = get_int(e, "id"), pid = get_int(e, "parentId");
 
 		nodes[i].parent = SIZE_MAX;
+		nodes[i].old_id = get_int(e, "oldId");
 		for (size_t j = 0; pid != id && j < n; j++)
 			if (j != i && get_int(json_object_array_get_idx(mounts, j), "id") == pid) {
 				nodes[i].parent = j;
@@ -276,58 +372,199 @@ static void link_nodes(Node *nodes, json_object *mounts, size_t n)
 	}
 }
 
-static json_object *tree_json(Node *nodes, size_t n, size_t parent)
+/* findmnt's tree walk: node's line (if it is shown) under parent_line, then
+ * its children in the order of their mountinfo IDs, below that line or,
+ * when node is not shown, in its place.  all: every node below is shown
+ * (--submounts).  depth guards against a parent cycle. */
+static void walk(Node *nodes, size_t n, size_t node, size_t parent_line, bool all, Lines *out,
+		 size_t depth)
+{
+	size_t line = parent_line;
+	int64_t last = INT64_MIN;
+
+	if (depth > n || nodes[node].shown)
+		return;
+	if (all || nodes[node].match) {
+		nodes[node].shown = true;
+		out->l[out->n] = (Line){.node = node, .parent = parent_line};
+		line = out->n++;
+	}
+	for (;;) {
+		size_t next = SIZE_MAX;
+
+		for (size_t i = 0; i < n; i++)
+			if (i != node && nodes[i].parent == node && nodes[i].old_id > last &&
+			    (next == SIZE_MAX || nodes[i].old_id < nodes[next].old_id))
+				next = i;
+		if (next == SIZE_MAX)
+			break;
+		last = nodes[next].old_id;
+		walk(nodes, n, next, line, all, out, depth + 1);
+	}
+}
+
+static bool is_last_child(const Lines *lines, size_t i)
+{
+	for (size_t j = i + 1; j < lines->n; j++)
+		if (lines->l[j].parent == lines->l[i].parent)
+			return false;
+	return true;
+}
+
+/* The tree drawing before line i's target: a bar for each ancestor line
+ * that has siblings still to come, then the branch. */
+static char *tree_prefix(const Lines *lines, size_t i)
+{
+	const char *branch = ascii ? "|-" : "\u251c\u2500", *last = ascii ? "`-" : "\u2514\u2500",
+		   *bar = ascii ? "| " : "\u2502 ";
+	char *s = strdup("");
+
+	if (!s || lines->l[i].parent == SIZE_MAX)
+		return s;
+	for (size_t a = lines->l[i].parent; s && lines->l[a].parent != SIZE_MAX;
+	     a = lines->l[a].parent) {
+		char *t = NULL;
+		if (asprintf(&t, "%s%s", is_last_child(lines, a) ? "  " : bar, s) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+	}
+	if (s) {
+		char *t = NULL;
+		if (asprintf(&t, "%s%s", s, is_last_child(lines, i) ? last : branch) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* An entry with only the chosen columns' keys (all of them without -o). */
+static json_object *entry_json(json_object *entry, const Columns *cols, bool all_keys)
+{
+	json_object *o;
+
+	if (all_keys)
+		return json_object_get(entry);
+	o = json_object_new_object();
+	for (size_t c = 0; o && c < cols->n; c++) {
+		json_object *v = NULL;
+
+		json_object_object_get_ex(entry, cols->c[c]->key, &v);
+		json_object_object_add(o, cols->c[c]->key, json_object_get(v));
+	}
+	return o;
+}
+
+static json_object *lines_json(const Node *nodes, const Lines *lines, size_t parent,
+			       const Columns *cols, bool all_keys, bool tree)
 {
 	json_object *a = json_object_new_array();
 
-	for (size_t i = 0; a && i < n; i++) {
+	for (size_t i = 0; a && i < lines->n; i++) {
 		json_object *o, *children;
 
-		if (nodes[i].parent != parent)
+		if (tree && lines->l[i].parent != parent)
 			continue;
-		o = json_object_get(nodes[i].entry);
-		children = tree_json(nodes, n, i);
-		if (children && json_object_array_length(children) > 0)
-			json_object_object_add(o, "children", children);
-		else
-			json_object_put(children);
+		o = entry_json(nodes[lines->l[i].node].entry, cols, all_keys);
+		if (!o)
+			continue;
+		if (tree) {
+			children = lines_json(nodes, lines, i, cols, all_keys, tree);
+			if (children && json_object_array_length(children) > 0)
+				json_object_object_add(o, "children", children);
+			else
+				json_object_put(children);
+		}
 		json_object_array_add(a, o);
 	}
 	return a;
 }
 
-int output_list(FILE *f, json_object *mounts, ListStyle style, bool json)
+static bool source_match(json_object *entry, const char *raw_source, const char *source)
+{
+	unsigned maj, min;
+
+	/* findmnt -S MAJ:MIN names the device number. */
+	if (sscanf(source, "%u:%u", &maj, &min) == 2) {
+		char dev[32];
+		snprintf(dev, sizeof(dev), "%u:%u", maj, min);
+		return streq_ptr(get_str(entry, "maj:min"), dev);
+	}
+	return streq_ptr(raw_source, source);
+}
+
+static void mark_matches(Node *nodes, json_object *mounts, size_t n, const ListOptions *o,
+			 bool spec_as_target)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = nodes[i].entry;
+		const char *raw = get_str(json_object_array_get_idx(mounts, i), "source");
+
+		nodes[i].match =
+			(!o->types || fstype_match(get_str(e, "fstype") ?: "", o->types)) &&
+			(!o->source || source_match(e, raw, o->source)) &&
+			(!o->spec || (spec_as_target ? streq_ptr(get_str(e, "target"), o->target)
+						     : source_match(e, raw, o->spec)));
+	}
+}
+
+int output_list(FILE *f, json_object *mounts, const ListOptions *o)
 {
 	size_t n = mounts && json_object_is_type(mounts, json_type_array)
 			   ? json_object_array_length(mounts)
 			   : 0;
 	_cleanup_free_ Node *nodes = calloc(n ?: 1, sizeof(Node));
-	const Column *columns = style == LIST_TREE ? tree_columns : table_columns;
-	Table t = {.cols = style == LIST_TREE ? ELEMENTSOF(tree_columns)
-					      : ELEMENTSOF(table_columns),
-		   .rows = n + 1};
+	Lines lines = {.l = calloc(n ?: 1, sizeof(Line))};
+	/* findmnt prints a tree unless a source or mount point is asked for
+	 * without --submounts. */
+	bool tree = o->style == LIST_TREE && (o->submounts || (!o->source && !o->spec));
+	Columns cols;
 	int r = 0;
 
-	if (!nodes)
+	if (!nodes || !lines.l) {
+		free(lines.l);
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	}
+	r = columns_parse(o->columns, o->style, &cols, NULL);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
 		nodes[i].entry = output_mount_entry_json(json_object_array_get_idx(mounts, i));
 		if (!nodes[i].entry)
 			r = -ENOMEM;
 	}
-	link_nodes(nodes, mounts, n);
+	if (r >= 0) {
+		bool any = false;
 
-	if (r >= 0 && json) {
+		link_nodes(nodes, mounts, n);
+		mark_matches(nodes, mounts, n, o, false);
+		for (size_t i = 0; i < n; i++)
+			any = any || nodes[i].match;
+		/* Like findmnt, the argument is a source first, else a
+		 * mount point. */
+		if (!any && o->spec)
+			mark_matches(nodes, mounts, n, o, true);
+
+		if (o->submounts) {
+			for (size_t i = 0; i < n; i++)
+				if (nodes[i].match)
+					walk(nodes, n, i, SIZE_MAX, true, &lines, 0);
+		} else if (tree) {
+			for (size_t i = 0; i < n; i++)
+				if (nodes[i].parent == SIZE_MAX)
+					walk(nodes, n, i, SIZE_MAX, false, &lines, 0);
+		} else
+			for (size_t i = 0; i < n; i++)
+				if (nodes[i].match)
+					lines.l[lines.n++] = (Line){.node = i, .parent = SIZE_MAX};
+	}
+
+	/* As findmnt: a search that found nothing prints nothing. */
+	if (r >= 0 && lines.n == 0 && (o->types || o->source || o->spec))
+		;
+	else if (r >= 0 && o->json) {
 		_cleanup_json_ json_object *top = json_object_new_object();
-		json_object *fs;
+		json_object *fs = lines_json(nodes, &lines, SIZE_MAX, &cols, !o->columns, tree);
 
-		if (style == LIST_TREE)
-			fs = tree_json(nodes, n, SIZE_MAX);
-		else {
-			fs = json_object_new_array();
-			for (size_t i = 0; fs && i < n; i++)
-				json_object_array_add(fs, json_object_get(nodes[i].entry));
-		}
 		if (!top || !fs) {
 			json_object_put(fs);
 			r = -ENOMEM;
@@ -336,30 +573,51 @@ int output_list(FILE *f, json_object *mounts, ListStyle style, bool json)
 			output_json(f, top);
 		}
 	} else if (r >= 0) {
+		Table t = {.cols = cols.n, .rows = lines.n + 1};
+
 		t.cells = calloc(t.rows * t.cols, sizeof(char *));
 		if (!t.cells)
 			r = -ENOMEM;
 		for (size_t c = 0; r >= 0 && c < t.cols; c++)
-			if (!(t.cells[c] = strdup(columns[c].header)))
+			if (!(t.cells[c] = strdup(cols.c[c]->header)))
 				r = -ENOMEM;
-		if (r >= 0 && style == LIST_TREE) {
-			size_t row = 1;
-			r = tree_rows(nodes, n, SIZE_MAX, "", &t, &row);
-			t.rows = row; /* a parent cycle would leave rows out */
-		} else
-			for (size_t i = 0; r >= 0 && i < n; i++)
-				for (size_t c = 0; c < t.cols; c++)
-					if (!(t.cells[(i + 1) * t.cols + c] =
-						      cell(nodes[i].entry, columns[c].key)))
-						r = -ENOMEM;
+		for (size_t i = 0; r >= 0 && i < lines.n; i++)
+			for (size_t c = 0; r >= 0 && c < t.cols; c++) {
+				json_object *e = nodes[lines.l[i].node].entry;
+				char **p = &t.cells[(i + 1) * t.cols + c];
+
+				*p = cell(e, cols.c[c]->key);
+				/* findmnt's MAJ:MIN lines up at the colon. */
+				if (*p && cols.c[c] == &columns_all[C_MAJMIN]) {
+					unsigned maj, min;
+					char *s = NULL;
+
+					if (sscanf(*p, "%u:%u", &maj, &min) == 2 &&
+					    asprintf(&s, "%3u:%-3u", maj, min) >= 0) {
+						free(*p);
+						*p = s;
+					}
+				}
+				if (*p && tree && cols.c[c] == &columns_all[C_TARGET]) {
+					_cleanup_free_ char *prefix = tree_prefix(&lines, i);
+					char *s = NULL;
+
+					if (!prefix || asprintf(&s, "%s%s", prefix, *p) < 0)
+						s = NULL;
+					free(*p);
+					*p = s;
+				}
+				if (!*p)
+					r = -ENOMEM;
+			}
 		if (r >= 0)
-			table_print(f, &t, columns);
-		t.rows = n + 1;
+			table_print(f, &t, &cols);
 		table_done(&t);
 	}
 	for (size_t i = 0; i < n; i++)
 		json_object_put(nodes[i].entry);
-	return r;
+	free(lines.l);
+	return r < 0 ? r : (int)lines.n;
 }
 
 /* ---- info ------------------------------------------------------------------- */
@@ -482,64 +740,6 @@ static json_object *info_values(const char *attribute, json_object *reply)
 	return out;
 }
 
-/* Bit names of the "supports" attribute's masks (STATX_* and
- * STATX_ATTR_* from linux/stat.h), shown next to the numbers. */
-typedef struct BitName {
-	uint64_t bit;
-	const char *name;
-} BitName;
-
-static const BitName statx_mask_bits[] = {
-	{0x1, "type"},
-	{0x2, "mode"},
-	{0x4, "nlink"},
-	{0x8, "uid"},
-	{0x10, "gid"},
-	{0x20, "atime"},
-	{0x40, "mtime"},
-	{0x80, "ctime"},
-	{0x100, "ino"},
-	{0x200, "size"},
-	{0x400, "blocks"},
-	{0x800, "btime"},
-	{0x1000, "mnt_id"},
-	{0x2000, "dioalign"},
-	{0x4000, "mnt_id_unique"},
-	{0x8000, "subvol"},
-	{0x10000, "write_atomic"},
-	{},
-};
-
-static const BitName statx_attr_bits[] = {
-	{0x4, "compressed"},
-	{0x10, "immutable"},
-	{0x20, "append"},
-	{0x40, "nodump"},
-	{0x800, "encrypted"},
-	{0x1000, "automount"},
-	{0x2000, "mount_root"},
-	{0x100000, "verity"},
-	{0x200000, "dax"},
-	{0x400000, "write_atomic"},
-	{},
-};
-
-static void put_bits(FILE *f, uint64_t v, const BitName *names)
-{
-	const char *sep = "";
-
-	fputs("  (", f);
-	for (; names->name; names++)
-		if (v & names->bit) {
-			fprintf(f, "%s%s", sep, names->name);
-			sep = ",";
-			v &= ~names->bit;
-		}
-	if (v)
-		fprintf(f, "%s0x%" PRIx64, sep, v);
-	fputc(')', f);
-}
-
 static bool is_false_flag(json_object *v)
 {
 	json_object *x;
@@ -547,7 +747,8 @@ static bool is_false_flag(json_object *v)
 	return json_object_object_get_ex(v, "flag", &x) && x && !json_object_get_boolean(x);
 }
 
-int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_object *reply)
+int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_object *reply,
+		     bool bytes)
 {
 	_cleanup_json_ json_object *values = info_values(attribute, reply);
 	/* 49 lines of capabilities would bury the few that are set. */
@@ -570,18 +771,13 @@ int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_obje
 		if (only_set && is_false_flag(v))
 			continue;
 		fprintf(f, "    %-*s  ", (int)w, name);
-		if (json_object_object_get_ex(v, "number", &x) && x) {
-			const BitName *bits = NULL;
-
-			fputs(json_object_get_string(x), f);
-			if (streq(attribute, "supports") && streq(name, "stx_mask"))
-				bits = statx_mask_bits;
-			else if (streq(attribute, "supports") && streq(name, "stx_attributes"))
-				bits = statx_attr_bits;
-			if (bits && json_object_get_int64(x) > 0)
-				put_bits(f, (uint64_t)json_object_get_int64(x), bits);
+		if (((json_object_object_get_ex(v, "number", &x) && x) ||
+		     (json_object_object_get_ex(v, "text", &x) && x)) &&
+		    human_value(f, attribute, name, x, values, bytes))
 			fputc('\n', f);
-		} else if (json_object_object_get_ex(v, "text", &x) && x)
+		else if (json_object_object_get_ex(v, "number", &x) && x)
+			fprintf(f, "%s\n", json_object_get_string(x));
+		else if (json_object_object_get_ex(v, "text", &x) && x)
 			fprintf(f, "%s\n", json_object_get_string(x));
 		else if (json_object_object_get_ex(v, "flag", &x) && x)
 			fprintf(f, "%s\n", json_object_get_boolean(x) ? "yes" : "no");

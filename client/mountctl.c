@@ -38,6 +38,7 @@ enum {
 	OPT_IDMAP,
 	OPT_FORCE,
 	OPT_TABLE,
+	OPT_LIST,
 	OPT_NTH,
 	OPT_MTH,
 	OPT_NO_FALLBACK,
@@ -45,6 +46,7 @@ enum {
 	OPT_SOURCE_PID,
 	OPT_SOURCE_NS,
 	OPT_CONTAINER,
+	OPT_ALL,
 };
 
 static const struct option common_options[] = {
@@ -432,15 +434,70 @@ static int cmd_umount(Ctx *c, Args *a, int argc, char **argv)
 
 /* ---- list, watch --------------------------------------------------------- */
 
+static int absolute_path(Ctx *c, const char *path, bool own_namespace, char **ret);
+
+/* A mount point as mountinfo spells it: no "//", "/./" or trailing "/". */
+static void path_normalize(char *p)
+{
+	char *d = p;
+
+	for (char *s = p; *s;) {
+		if (s[0] == '/' && (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || !s[2])))) {
+			s += s[1] == '/' ? 1 : 2;
+			continue;
+		}
+		*d++ = *s++;
+	}
+	*d = 0;
+	while (d > p + 1 && d[-1] == '/')
+		*--d = 0;
+	if (!*p)
+		strcpy(p, "/");
+}
+
+/* What list's options ask for (the argument apart). */
+static ListOptions list_options_of(const Ctx *c, const Args *a, ListStyle style)
+{
+	return (ListOptions){
+		.style = style,
+		.json = c->json,
+		.columns = a->options,
+		.types = a->fstype,
+		.source = a->list_source,
+		.submounts = a->recursive == 1,
+	};
+}
+
 static int cmd_list(Ctx *c, Args *a, int argc, char **argv)
 {
 	_cleanup_json_ json_object *p = NULL;
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
+	_cleanup_free_ char *target = NULL, *bad = NULL;
+	ListOptions o = list_options_of(c, a,
+					a->table  ? LIST_TABLE
+					: a->flat ? LIST_FLAT
+						  : LIST_TREE);
 	json_object *mounts = NULL;
 	int r;
 
-	(void)argc;
-	(void)argv;
+	if (o.columns && output_list_columns_check(o.columns, &bad) < 0) {
+		err(c, "unknown column '%s' for -o; see mountctl list --help", bad ?: o.columns);
+		return EXIT_USAGE;
+	}
+	if (argc > 0) {
+		bool own = c->ns_pid <= 0 && c->ns_pidfd < 0 && !c->ns_path;
+
+		o.spec = argv[0];
+		/* A relative path is one from the working directory, which
+		 * another namespace does not have: there it is a source. */
+		if (argv[0][0] == '/' || own) {
+			r = absolute_path(c, argv[0], own, &target);
+			if (r)
+				return r;
+			path_normalize(target);
+			o.target = target;
+		}
+	}
 	r = params_new(c, &p);
 	if (r)
 		return r;
@@ -448,11 +505,14 @@ static int cmd_list(Ctx *c, Args *a, int argc, char **argv)
 	if (r)
 		return r;
 	json_object_object_get_ex(reply.parameters, "mounts", &mounts);
-	r = output_list(stdout, mounts, a->table ? LIST_TABLE : LIST_TREE, c->json);
+	r = output_list(stdout, mounts, &o);
 	if (r < 0) {
 		err(c, "cannot format the reply: %s", strerror(-r));
 		return EXIT_FAILED;
 	}
+	/* As findmnt: nothing matched what was asked for. */
+	if (r == 0 && (o.spec || o.source || o.types))
+		return EXIT_FAILED;
 	return 0;
 }
 
@@ -600,7 +660,6 @@ static int cmd_format(Ctx *c, Args *a, int argc, char **argv)
 	size_t size = 0;
 	int r = 0;
 
-	(void)a;
 	if (streq(kind, "options")) {
 		/* __format options MODE LIST */
 		static const char *const modes[] = {"mount", "bind", "remount", "set",
@@ -644,10 +703,25 @@ static int cmd_format(Ctx *c, Args *a, int argc, char **argv)
 		err(c, "stdin is not JSON");
 		return EXIT_USAGE;
 	}
-	if (streq(kind, "list") || streq(kind, "table"))
-		r = output_list(stdout, json_object_object_get(in, "mounts"),
-				streq(kind, "list") ? LIST_TREE : LIST_TABLE, c->json);
-	else if (streq(kind, "info")) {
+	if (streq(kind, "list") || streq(kind, "flat") || streq(kind, "table")) {
+		/* __format list|flat|table [-o COLUMNS] [-t TYPES] [-S SOURCE] [-R] [SPEC] */
+		ListOptions o = list_options_of(c, a,
+						streq(kind, "list")   ? LIST_TREE
+						: streq(kind, "flat") ? LIST_FLAT
+								      : LIST_TABLE);
+
+		o.spec = o.target = argc > 1 ? argv[1] : NULL;
+		r = output_list(stdout, json_object_object_get(in, "mounts"), &o);
+	} else if (streq(kind, "size")) {
+		/* A JSON array of byte counts: each as people read it. */
+		for (size_t i = 0; i < json_object_array_length(in); i++) {
+			char buf[32];
+
+			human_size(buf, sizeof(buf),
+				   json_object_get_uint64(json_object_array_get_idx(in, i)));
+			printf("%s\n", buf);
+		}
+	} else if (streq(kind, "info")) {
 		/* __format info ATTR NTH MTH (-1: not shown) */
 		long nth, mth;
 		if (argc != 4 || parse_int(argv[2], -1, INT_MAX, &nth) ||
@@ -659,7 +733,7 @@ static int cmd_format(Ctx *c, Args *a, int argc, char **argv)
 			if (o)
 				output_json(stdout, o);
 		} else
-			r = output_info_text(stdout, argv[1], (int)nth, (int)mth, in);
+			r = output_info_text(stdout, argv[1], (int)nth, (int)mth, in, a->bytes);
 	} else if (streq(kind, "watch")) {
 		/* A JSON array of Watch replies. */
 		for (size_t i = 0; i < json_object_array_length(in); i++)
@@ -756,12 +830,25 @@ static const struct option info_options[] = {
 	O("nth", required_argument, OPT_NTH),
 	O("mth", required_argument, OPT_MTH),
 	O("no-fallback", no_argument, OPT_NO_FALLBACK),
+	O("all", no_argument, OPT_ALL),
+	O("bytes", no_argument, 'b'),
 	{},
 };
+/* findmnt's names, so that its users need not learn new ones. */
 static const struct option list_options[] = {
 	O("table", no_argument, OPT_TABLE),
-	O("list", no_argument, OPT_TABLE), /* findmnt's name for it */
+	O("list", no_argument, OPT_LIST),
+	O("types", required_argument, 't'),
+	O("source", required_argument, 'S'),
+	O("output", required_argument, 'o'),
+	O("submounts", no_argument, 'R'),
 	{},
+};
+/* The hidden test path takes what list and info format with. */
+static const struct option format_options[] = {
+	O("types", required_argument, 't'),  O("source", required_argument, 'S'),
+	O("output", required_argument, 'o'), O("submounts", no_argument, 'R'),
+	O("bytes", no_argument, 'b'),	     {},
 };
 static const struct option watch_options[] = {
 	O("events", required_argument, OPT_EVENTS),
@@ -772,7 +859,6 @@ static const struct option apply_options[] = {
 	O("mkdir", optional_argument, OPT_MKDIR),
 	{},
 };
-static const struct option no_options[] = {{}};
 
 static const Command commands[] = {
 	{"mount", NULL, cmd_mount, 2, 2, "t:o:", mount_options,
@@ -820,15 +906,35 @@ static const Command commands[] = {
 	 "umount [--lazy] [--force] PATH\n"
 	 "  Unmount the mount at PATH; --lazy detaches it now (MNT_DETACH).",
 	 ARG(0), 0},
-	{"info", NULL, cmd_info, 1, -1, "", info_options,
-	 "info [--nth N] [--mth M] [--no-fallback] PATH [ATTRIBUTE...]\n"
-	 "  fsinfo() attributes of the filesystem at PATH; all of them without\n"
+	{"info", NULL, cmd_info, 1, -1, "b", info_options,
+	 "info [--all] [-b] [--nth N] [--mth M] [--no-fallback] PATH [ATTRIBUTE...]\n"
+	 "  fsinfo() attributes of the filesystem at PATH; all it has without\n"
 	 "  ATTRIBUTE.  Multi-valued ones (parameter, source, server_name,\n"
-	 "  server_address) are enumerated unless --nth/--mth pick an instance.",
+	 "  server_address) are enumerated unless --nth/--mth pick an instance.\n"
+	 "  Values are shown for people: sizes as 4K or 2.1G, magic numbers in hex\n"
+	 "  with the filesystem's name, flags as words, UUIDs as blkid prints them;\n"
+	 "  --json keeps the numbers.\n"
+	 "      --all          also the attributes the filesystem does not have\n"
+	 "  -b, --bytes        sizes in bytes\n"
+	 "      --nth N        the Nth instance of a multi-valued attribute\n"
+	 "      --mth M        its Mth sub-instance\n"
+	 "      --no-fallback  only answers of fsinfo(), not of statfs/statx/statmount",
 	 ARG(0), 0},
-	{"list", NULL, cmd_list, 0, 0, "", list_options,
-	 "list [--table]\n"
-	 "  The mounts of the namespace as a tree (like findmnt), or a flat table.",
+	{"list", NULL, cmd_list, 0, 1, "t:S:o:R", list_options,
+	 "list [--list | --table] [-t TYPES] [-S SOURCE] [-o COLUMNS] [-R]\n"
+	 "            [SOURCE | MOUNTPOINT]\n"
+	 "  The mounts of the namespace as findmnt shows them: a tree, or a flat\n"
+	 "  list of the mounts of SOURCE or on MOUNTPOINT (a source first, as with\n"
+	 "  findmnt).  Exit status 1 when none matches.\n"
+	 "      --list           a flat list (findmnt --list)\n"
+	 "      --table          a flat list with ID, PARENT and PROPAGATION\n"
+	 "  -t, --types TYPES    only these types (tmpfs,ext4); notmpfs,proc: all others\n"
+	 "  -S, --source SOURCE  only mounts of SOURCE (a device, tmpfs, or MAJ:MIN)\n"
+	 "  -o, --output COLUMNS the columns, +COLUMNS to add to the default: SOURCE,\n"
+	 "                       TARGET, FSTYPE, OPTIONS, VFS-OPTIONS, FS-OPTIONS,\n"
+	 "                       FSROOT, ID, PARENT, UNIQ-ID, UNIQ-PARENT, MAJ:MIN,\n"
+	 "                       PROPAGATION\n"
+	 "  -R, --submounts      with each match, the mounts below it (a tree)",
 	 0, 0},
 	{"watch", NULL, cmd_watch, 0, 0, "", watch_options,
 	 "watch [--events N]\n"
@@ -842,7 +948,7 @@ static const Command commands[] = {
 	 "  o OPTION[=VALUE], m TARGET, then x create or x reconfigure.  Errors\n"
 	 "  point at their line.  --dry-run prints the calls instead.",
 	 0, 0},
-	{"__format", NULL, cmd_format, 1, 4, "", no_options, "", 0, 0},
+	{"__format", NULL, cmd_format, 1, 4, "t:S:o:Rb", format_options, "", 0, 0},
 };
 
 /* A relative path means what it means to mount(8): from the working
@@ -1096,6 +1202,9 @@ static int command_option(Ctx *c, Args *a, int opt, const char *arg)
 	case OPT_TABLE:
 		a->table = true;
 		break;
+	case OPT_LIST:
+		a->flat = true;
+		break;
 	case OPT_NTH:
 	case OPT_MTH:
 		if (parse_int(arg, 0, INT32_MAX, &v)) {
@@ -1106,6 +1215,15 @@ static int command_option(Ctx *c, Args *a, int opt, const char *arg)
 		break;
 	case OPT_NO_FALLBACK:
 		a->no_fallback = true;
+		break;
+	case OPT_ALL:
+		a->all = true;
+		break;
+	case 'b':
+		a->bytes = true;
+		break;
+	case 'S':
+		a->list_source = arg;
 		break;
 	case OPT_EVENTS:
 		if (parse_int(arg, 1, LONG_MAX, &a->events)) {

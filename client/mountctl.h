@@ -54,18 +54,38 @@ int mount_options_parse(MountOptions *o, OptionsMode mode, const char *list, cha
 
 typedef enum ListStyle {
 	LIST_TREE,
-	LIST_TABLE,
+	LIST_FLAT,  /* findmnt --list: the tree's columns, no tree */
+	LIST_TABLE, /* flat, with ID, PARENT and PROPAGATION */
 } ListStyle;
 
 /* Line-drawing characters: UTF-8 or ASCII (chosen from the locale). */
 void output_set_ascii(bool ascii);
 
-/* A MountEntry in mountctl's JSON form (findmnt's key names). */
+/* What `mountctl list` shows, and of which mounts: findmnt's filters. */
+typedef struct ListOptions {
+	ListStyle style;
+	bool json;
+	const char *columns; /* -o: findmnt's column names, "+LIST" adds to the default */
+	const char *types;   /* -t: findmnt's list; "no" in front excludes its types */
+	const char *source;  /* -S: a source, or MAJ:MIN */
+	const char *spec;    /* the argument: a source, else ... */
+	const char *target;  /* ... this mount point (spec absolute and normalised) */
+	bool submounts;	     /* -R: each match with every mount below it */
+} ListOptions;
+
+/* A MountEntry in mountctl's JSON form (findmnt's key names and values). */
 json_object *output_mount_entry_json(json_object *entry);
-/* mounts: the List reply's array. */
-int output_list(FILE *f, json_object *mounts, ListStyle style, bool json);
-/* One Info reply as "name value" lines under a header. */
-int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_object *reply);
+/* mounts: the List reply's array.  The number of mounts shown, or a
+ * negative errno (-EINVAL: a bad -o list). */
+int output_list(FILE *f, json_object *mounts, const ListOptions *o);
+/* 0, or -EINVAL with *ret_bad (malloc()ed, may be NULL) the unknown column. */
+int output_list_columns_check(const char *columns, char **ret_bad);
+/* Whether TYPE is in a findmnt -t list ("tmpfs,ext4", "notmpfs,proc"). */
+bool fstype_match(const char *type, const char *pattern);
+/* One Info reply as "name value" lines under a header, values as people
+ * read them (human_value()); sizes in bytes with bytes. */
+int output_info_text(FILE *f, const char *attribute, int nth, int mth, json_object *reply,
+		     bool bytes);
 /* The Info reply in mountctl's JSON form: {attribute, nth, mth, source,
  * values: {name: value}}. */
 json_object *output_info_json(const char *attribute, int nth, int mth, json_object *reply);
@@ -85,6 +105,20 @@ void output_trace(FILE *f, const char *prefix, const char *error, json_object *p
 void output_trace_line(FILE *f, const char *prefix, char *line);
 /* Print a JSON value, pretty, followed by a newline. */
 void output_json(FILE *f, json_object *o);
+
+/* ---- values for people (mountctl-human.c) ---- */
+
+/* A size as findmnt, lsblk and df -h print it: 1023B, 4K, 1.5M, 2.1G, 8E. */
+void human_size(char *buf, size_t size, uint64_t bytes);
+/* 32 hex digits as blkid prints a UUID (8-4-4-4-12, lower case); size >= 37. */
+int human_uuid(char *buf, size_t size, const char *hex);
+/* fsinfo's f_fsid as stat -f prints it (%i). */
+uint64_t human_fsid(uint64_t fsid);
+/* Print value x (a "number" or "text") of Info attribute's field name as
+ * people read it; values is the reply's list, for fields that need another
+ * (f_blocks its f_frsize).  false, printing nothing: shown as it is. */
+bool human_value(FILE *f, const char *attribute, const char *name, json_object *x,
+		 json_object *values, bool bytes);
 
 /* ---- apply (mountctl-apply.c) ---- */
 
@@ -173,8 +207,10 @@ typedef struct Args {
 	const char *idmap;
 	int source_pid; /* bind: namespace of the source */
 	const char *source_ns;
-	bool exclusive, beneath, image, lazy, force, table, dry_run, no_fallback;
-	int recursive; /* -1 default */
+	bool exclusive, beneath, image, lazy, force, table, flat, dry_run, no_fallback;
+	const char *list_source; /* list -S */
+	bool all, bytes;	 /* info --all, --bytes */
+	int recursive;		 /* -1 default */
 	int partition;
 	int nth, mth; /* -1: enumerate */
 	long events;  /* watch: stop after this many changes; 0 never */

@@ -9,6 +9,8 @@ _mountctl() {
 	local attributes="statfs fsinfo ids limits supports capabilities timestamp_info volume_id
 		volume_uuid volume_name cell_name domain_name realm_name server_name server_address
 		parameter source name_encoding name_codepage io_size"
+	local listcolumns="SOURCE TARGET FSTYPE OPTIONS VFS-OPTIONS FS-OPTIONS FSROOT ID PARENT
+		UNIQ-ID UNIQ-PARENT MAJ:MIN PROPAGATION"
 	local mountopts="ro rw nosuid suid nodev dev noexec exec noatime relatime strictatime
 		nodiratime diratime nosymfollow symfollow shared private slave unbindable"
 
@@ -36,8 +38,18 @@ _mountctl() {
 		COMPREPLY=($(compgen -W "$(awk '{print $NF}' /proc/filesystems 2>/dev/null)" -- "$cur"))
 		return
 		;;
-	-o | --options)
+	-S | --source)
+		COMPREPLY=($(compgen -W "$(findmnt -rno SOURCE 2>/dev/null | sort -u)" -- "$cur"))
+		return
+		;;
+	-o | --options | --output)
 		local prefix=
+		if [[ " ${words[*]} " == *" list "* ]]; then
+			[[ $cur == *,* ]] && prefix=${cur%,*},
+			COMPREPLY=($(compgen -P "$prefix" -W "$listcolumns" -- "${cur##*,}"))
+			compopt -o nospace
+			return
+		fi
 		[[ $cur == *,* ]] && prefix=${cur%,*},
 		COMPREPLY=($(compgen -P "$prefix" -W "$mountopts" -- "${cur##*,}"))
 		compopt -o nospace
@@ -70,8 +82,8 @@ _mountctl() {
 	set) opts="-o --options --recursive --propagation --idmap" ;;
 	move) opts="--mkdir --beneath" ;;
 	umount | unmount) opts="--lazy --force" ;;
-	info) opts="--nth --mth --no-fallback" ;;
-	list) opts="--table" ;;
+	info) opts="--all -b --bytes --nth --mth --no-fallback" ;;
+	list) opts="--table --list -t --types -S --source -o --output -R --submounts" ;;
 	watch) opts="--events" ;;
 	apply) opts="--dry-run --mkdir" ;;
 	esac

@@ -6,6 +6,7 @@
  * here, since none of them care which namespace the caller is in.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -399,8 +400,18 @@ static int info_fallback(int fd, int attr, const OpsInfoRequest *r, OpsInfoResul
 		res->source = OPS_INFO_STATMOUNT;
 		if (attr == fsinfo_attr_ids) {
 			const char *name = sm->str + sm->fs_type;
+			struct statfs sf;
+			uint64_t fsid;
+
+			/* f_flags and f_fsid as fsinfo() gives them: statfs's
+			 * ST_* flags (not statmount's SB_* ones) and fsid. */
+			if (fstatfs(fd, &sf) < 0)
+				return negative_errno();
+			static_assert(sizeof(fsid) == sizeof(sf.f_fsid), "fsid size");
+			memcpy(&fsid, &sf.f_fsid, sizeof(fsid));
 			k = add_str(res, "f_fs_name", name, strlen(name));
-			k = k ?: add_u64(res, "f_flags", sm->sb_flags);
+			k = k ?: add_u64(res, "f_flags", (uint64_t)sf.f_flags);
+			k = k ?: add_u64(res, "f_fsid", fsid);
 			k = k ?: add_u64(res, "f_fstype", sm->sb_magic);
 			k = k ?: add_u64(res, "f_dev_major", sm->sb_dev_major);
 			return k ?: add_u64(res, "f_dev_minor", sm->sb_dev_minor);

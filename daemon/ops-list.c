@@ -3,12 +3,16 @@
  * List: the mounts of a namespace with their topology, from listmount() and
  * statmount() given the namespace's id, so no worker is needed.  statmount()
  * of 6.12 has no mount source; when a process of the namespace is known it
- * comes from that process's mountinfo, matched by the old mount id.
+ * comes from that process's mountinfo, matched by the old mount id.  What
+ * mountinfo cannot say, findmnt works out, and so do we: "/dev/root" (the
+ * kernel's name for the device of root=) becomes the real device node.
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ops-internal.h"
 #include "util.h"
@@ -61,6 +65,46 @@ static void unoctal(char *s)
 	*d = 0;
 }
 
+/* The device node of a block device number as udev names it in /dev: the
+ * kernel name /sys/dev/block links to, with '!' for '/' ("cciss!c0d0").
+ * NULL when it is no block device (0:N) or sysfs does not know it. */
+static char *block_device_node(uint32_t major, uint32_t minor)
+{
+	char link[64], target[PATH_MAX];
+	char *name, *node = NULL;
+	ssize_t n;
+
+	if (major == 0)
+		return NULL;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major, minor);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = 0;
+	name = strrchr(target, '/');
+	name = name ? name + 1 : target;
+	for (char *p = name; *p; p++)
+		if (*p == '!')
+			*p = '/';
+	if (asprintf(&node, "/dev/%s", name) < 0)
+		return NULL;
+	return node;
+}
+
+/* The options as mountinfo's super options, which lead with the
+ * superblock's ro/rw: a read-only superblock under a read-write mount is
+ * still read-only, and says so. */
+static char *super_options(const struct statmount *sm)
+{
+	const char *opts = (sm->mask & STATMOUNT_MNT_OPTS) ? sm->str + sm->mnt_opts : "";
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s%s", sm->sb_flags & MS_RDONLY ? "ro" : "rw", *opts ? "," : "", opts) <
+	    0)
+		return NULL;
+	return s;
+}
+
 static void fill_sources(pid_t pid, OpsListResult *res)
 {
 	_cleanup_fclose_ FILE *f = NULL;
@@ -90,7 +134,12 @@ static void fill_sources(pid_t pid, OpsListResult *res)
 		unoctal(source);
 		for (size_t i = 0; i < res->n_mounts; i++)
 			if (res->mounts[i].id_old == id && !res->mounts[i].source) {
-				res->mounts[i].source = strdup(source);
+				OpsMountEntry *e = &res->mounts[i];
+
+				if (streq(source, "/dev/root"))
+					e->source = block_device_node(e->dev_major, e->dev_minor);
+				if (!e->source)
+					e->source = strdup(source);
 				break;
 			}
 	}
@@ -142,10 +191,9 @@ int ops_list_by_id(uint64_t mnt_ns_id, pid_t pid, OpsListResult *ret, MntLog *lo
 		e->fstype = sm_string(sm, STATMOUNT_FS_TYPE, sm->fs_type);
 		e->root = sm_string(sm, STATMOUNT_MNT_ROOT, sm->mnt_root);
 		e->mount_point = sm_string(sm, STATMOUNT_MNT_POINT, sm->mnt_point);
-		if (sm->mask & STATMOUNT_MNT_OPTS)
-			e->options = strdup(sm->str + sm->mnt_opts);
+		e->options = super_options(sm);
 		res.n_mounts++;
-		if (!e->fstype || !e->root || !e->mount_point)
+		if (!e->fstype || !e->root || !e->mount_point || !e->options)
 			return -ENOMEM;
 	}
 	if (pid > 0)

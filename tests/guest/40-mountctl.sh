@@ -9,34 +9,8 @@ TOP=${MOUNTD_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${MOUNTD_BUILD:-$TOP/build}
 . "$TOP/tests/guest/lib.sh"
 
-if [ -z "${MOUNTCTL_TEST_INNER:-}" ]; then
-	MOUNTCTL_TEST_INNER=1 exec unshare -m --propagation private "$0" "$@"
-fi
-
-# The installed programs when there are any (the guest), else the build's.
-M=$(command -v mountctl || echo "$BUILD/mountctl")
-[ -x /usr/libexec/mountd ] && MOUNTD=/usr/libexec/mountd || MOUNTD=$BUILD/mountd
-[ -x "$BUILD/mountctl" ] && [ "${MOUNTCTL_USE_BUILD:-}" ] && M=$BUILD/mountctl
-export PATH="$(dirname "$M"):$PATH"
+. "$TOP/tests/guest/mountctl-lib.sh"
 export LC_ALL=C
-
-work=$(mktemp -d /tmp/mountctl-test.XXXXXX)
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /mnt
-mkdir -p /run/mountd
-MOUNTD_IDLE_SEC=0 "$MOUNTD" 2>"$work/mountd.log" &
-mountd=$!
-for _ in $(seq 100); do [ -S /run/mountd/io.mountd.Mount ] && break; sleep 0.1; done
-check "mountd is listening" test -S /run/mountd/io.mountd.Mount
-
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	kill "$mountd" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 new_mntns() {
 	unshare -m --propagation private sleep infinity >/dev/null 2>&1 &
@@ -128,13 +102,13 @@ check "  ... /mnt/t is a child of /mnt" json_ok "$work/l.json" \
 	'any(c["target"] == "/mnt/t" for f in d["filesystems"] for m in [f] + f.get("children", []) for c in m.get("children", []))'
 
 # ---- info ----------------------------------------------------------------------
-mountctl info / >"$work/info" 2>&1
+mountctl info --all / >"$work/info" 2>&1
 rc=$?
-check "info / succeeds" test $rc = 0
+check "info --all / succeeds" test $rc = 0
 for a in statfs fsinfo ids limits supports capabilities timestamp_info volume_id volume_uuid \
 	volume_name cell_name domain_name realm_name server_name server_address parameter source \
 	name_encoding name_codepage io_size; do
-	check "info / shows $a" grep -qE "^$a(\[[0-9]+\])*( \(|: )" "$work/info"
+	check "info --all / shows $a" grep -qE "^$a(\[[0-9]+\])*( \(|: )" "$work/info"
 done
 # Our kernel answers with fsinfo(); the host test's kernel has none, and
 # mountd falls back (statfs, statmount).

@@ -40,6 +40,27 @@ case_ list-tree $D/list.json __format list
 case_ list-table $D/list.json __format table
 case_ list-tree-json $D/list.json --json __format list
 case_ list-table-json $D/list.json --json __format table
+# List as findmnt shows it: children in the order of their mountinfo IDs
+# (/mnt/d reuses an old ID), a subtree's source as SOURCE[ROOT], a
+# read-only superblock makes OPTIONS ro, the kernel's order of the VFS
+# options, findmnt's PROPAGATION words.
+case_ list-findmnt-tree $D/list-findmnt.json __format list
+case_ list-findmnt-columns $D/list-findmnt.json __format list \
+	-o TARGET,SOURCE,FSROOT,VFS-OPTIONS,FS-OPTIONS,PROPAGATION,MAJ:MIN
+case_ list-findmnt-columns-add $D/list-findmnt.json __format table -o +UNIQ-ID -o +uniq-parent
+case_ list-findmnt-columns-json $D/list-findmnt.json --json __format list -o target,source,options
+# Filters: -t (a list; "no" in front excludes), -S (a source or MAJ:MIN), a
+# source or mount point argument (flat, like findmnt), -R for its subtree.
+case_ list-findmnt-flat $D/list-findmnt.json __format flat -o +ID
+case_ list-findmnt-types $D/list-findmnt.json __format list -t tmpfs
+case_ list-findmnt-types-no $D/list-findmnt.json __format list -t notmpfs,proc
+case_ list-findmnt-source $D/list-findmnt.json __format list -S /dev/vda
+case_ list-findmnt-majmin $D/list-findmnt.json __format list -S 0:32
+case_ list-findmnt-target $D/list-findmnt.json __format list /mnt
+case_ list-findmnt-spec-source $D/list-findmnt.json __format list proc
+case_ list-findmnt-submounts $D/list-findmnt.json __format list -R /mnt/c
+case_ list-findmnt-submounts-json $D/list-findmnt.json --json __format list -R -o target /mnt
+case_ list-findmnt-nothing $D/list-findmnt.json __format list -t xfs
 # Info: one attribute, as text and JSON, with N/M instance headers.
 case_ info-statfs $D/info-statfs.json __format info -- statfs -1 -1
 case_ info-statfs-json $D/info-statfs.json --json __format info -- statfs -1 -1
@@ -49,6 +70,19 @@ case_ info-caps-json $D/info-caps.json --json __format info -- capabilities -1 -
 case_ info-capabilities $D/info-capabilities.json __format info -- capabilities -1 -1
 case_ info-supports $D/info-supports.json __format info -- supports -1 -1
 case_ info-capabilities-json $D/info-capabilities.json --json __format info -- capabilities -1 -1
+# Values for people: the magic in hex with the fs name, flags as words, the
+# fsid as stat -f prints it, a UUID as blkid does, sizes as findmnt does
+# (or in bytes), dates; --json keeps the numbers.
+case_ info-ids $D/info-ids.json __format info -- ids -1 -1
+case_ info-ids-json $D/info-ids.json --json __format info -- ids -1 -1
+case_ info-uuid $D/info-uuid.json __format info -- volume_uuid -1 -1
+case_ info-limits $D/info-limits.json __format info -- limits -1 -1
+case_ info-limits-bytes $D/info-limits.json __format info --bytes -- limits -1 -1
+case_ info-statfs-root $D/info-statfs-root.json __format info -- statfs -1 -1
+case_ info-statfs-root-bytes $D/info-statfs-root.json __format info -b -- statfs -1 -1
+case_ info-timestamp $D/info-timestamp.json __format info -- timestamp_info -1 -1
+case_ info-supports-ioc $D/info-supports-ioc.json __format info -- supports -1 -1
+case_ sizes $D/sizes.json __format size
 # Watch events.
 case_ watch $D/watch.json __format watch
 case_ watch-json $D/watch.json --json __format watch
@@ -90,6 +124,9 @@ case_ usage-container-pidfd '' --pidfd 0 --container web list
 case_ usage-container-name '' --container ../web list
 case_ unreachable '' --socket /nonexistent/socket list
 case_ help-umount '' umount --help
+case_ help-info '' info --help
+case_ help-list '' list --help
+case_ usage-list-column '' list -o TARGET,BOGUS
 
 echo "1..$n"
 [ "$failed" = 0 ]
