@@ -88,6 +88,9 @@ case_ usage-unknown '' frobnicate
 case_ usage-ns-twice '' --pid 1 --ns /proc/1/ns/mnt list
 case_ unreachable '' --socket /nonexistent/socket list
 case_ help-umount '' umount --help
+# getopt's errors name mountctl and the command, not argv[0] ("mount:").
+case_ usage-bad-option '' mount --frob none /mnt
+case_ usage-missing-value '' list --pid
 
 echo "1..$n"
 [ "$failed" = 0 ]
