@@ -783,7 +783,7 @@ static const Option reconfigure_options[] = {
 };
 static const Option set_options[] = {
 	O("options", required_argument, 'o', "ATTRIBUTES",
-	  "attributes (ro/rw, nosuid/suid, ...) and propagation"),
+	  "ro/rw, nosuid/suid, ... and propagation"),
 	O("recursive", no_argument, 'R', NULL, "change the mounts below PATH too"),
 	O_PROPAGATION,
 	O_IDMAP,
@@ -975,7 +975,7 @@ static void option_spec(const Option *o, char *buf, size_t size)
 }
 
 /* The column help texts start at: --help fits 80 columns. */
-#define HELP_COLUMN 28
+#define HELP_COLUMN 30
 
 /* Pad from column n to HELP_COLUMN (on a new line when n is past it), then
  * text, whose further lines start at HELP_COLUMN too. */

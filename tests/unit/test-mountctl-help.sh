@@ -54,14 +54,16 @@ check "mountctl --help exits 0" test $? = 0
 top=$("$M" __complete options)
 common=$(grep -v -e '--version$' <<<"$top")
 
-# "  NAME[, ALIAS] [ARGS]    summary"; the summary may go to the next line.
+# "  NAME[, ALIAS] [ARGS]    summary": the description starts at column
+# 31 (HELP_COLUMN in mountctl.c), on the next line when the left part is
+# too long.
 described() {
 	local text=$1 re=$2
 	awk -v re="$re" '
-		found { ok = substr($0, 1, 28) ~ /^ *$/ && substr($0, 29, 1) ~ /[^ ]/; exit }
+		found { ok = substr($0, 1, 30) ~ /^ *$/ && substr($0, 31, 1) ~ /[^ ]/; exit }
 		$0 ~ re {
 			found = 1
-			if (substr($0, 27, 2) == "  " && substr($0, 29) ~ /^[^ ]/) { ok = 1; exit }
+			if (substr($0, 29, 2) == "  " && substr($0, 31) ~ /^[^ ]/) { ok = 1; exit }
 		}
 		END { exit !ok }' <<<"$text"
 }
