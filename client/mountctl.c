@@ -83,7 +83,8 @@ static const Option common_options[] = {
 
 /* Before the command only. */
 static const Option top_options[] = {
-	O("version", no_argument, OPT_VERSION, NULL, "show mountctl's version (before COMMAND only)"),
+	O("version", no_argument, OPT_VERSION, NULL,
+	  "show mountctl's version (before COMMAND only)"),
 	{},
 };
 
@@ -1085,7 +1086,8 @@ static int cmd_help(Ctx *c, Args *a, int argc, char **argv)
  *   __complete commands          the commands and aliases, a line each
  *   __complete options [COMMAND] its options (without COMMAND: those before
  *                                one), a line each: "-t --types TYPE",
- *                                "- --mkdir [=file]", "- --json" */
+ *                                "- --mkdir [=file]", "- --json"
+ *   __complete words             the -o words mountctl knows */
 static void complete_options(const Option *options)
 {
 	for (const Option *o = options; o->name; o++) {
@@ -1105,6 +1107,10 @@ static int cmd_complete(Ctx *c, Args *a, int argc, char **argv)
 			if (commands[i].summary)
 				printf("%s\n%s%s", commands[i].name, commands[i].alias ?: "",
 				       commands[i].alias ? "\n" : "");
+		return 0;
+	}
+	if (streq(argv[0], "words") && argc == 1) {
+		mount_options_words(stdout);
 		return 0;
 	}
 	if (streq(argv[0], "options")) {

@@ -1,9 +1,9 @@
 # bash completion for mountctl(1)
 #
-# The commands and their options come from mountctl itself
+# The commands, their options and the -o words come from mountctl itself
 # ("mountctl __complete commands", "mountctl __complete options [COMMAND]",
-# read from the same tables as its --help), so a new option completes
-# without an edit here.  What an option's argument completes to follows
+# "mountctl __complete words", read from the same tables as its --help and
+# its -o parser), so a new option completes without an edit here.  What an option's argument completes to follows
 # the name --help gives it (PID, PATH, TYPE, ...).
 
 _mountctl() {
@@ -14,8 +14,6 @@ _mountctl() {
 	local attributes="statfs fsinfo ids limits supports capabilities timestamp_info volume_id
 		volume_uuid volume_name cell_name domain_name realm_name server_name server_address
 		parameter source name_encoding name_codepage io_size"
-	local mountopts="ro rw nosuid suid nodev dev noexec exec noatime relatime strictatime
-		nodiratime diratime nosymfollow symfollow shared private slave unbindable"
 
 	# The command is the first word that is neither an option nor the
 	# argument of one (options before it are mountctl's own).
@@ -53,7 +51,7 @@ _mountctl() {
 		OPTIONS | ATTRIBUTES)
 			local prefix=
 			[[ $cur == *,* ]] && prefix=${cur%,*},
-			COMPREPLY=($(compgen -P "$prefix" -W "$mountopts" -- "${cur##*,}"))
+			COMPREPLY=($(compgen -P "$prefix" -W "$("$mountctl" __complete words 2>/dev/null)" -- "${cur##*,}"))
 			compopt -o nospace
 			;;
 		esac

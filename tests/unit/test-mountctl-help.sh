@@ -103,6 +103,17 @@ while read -r short long arg; do
 done <<<"$top"
 check "mountctl --help fits 80 columns" test -z "$(awk 'length > 80' <<<"$overview")"
 
+# The -o words the completion offers are words mountctl itself knows: set
+# takes them (it refuses what would go to the filesystem).
+words=$("$M" __complete words)
+check "mountctl __complete words lists -o words" grep -qx nosuid <<<"$words"
+set_takes() { "$M" __format options set "$1" >/dev/null 2>&1; }
+set_refuses() { ! set_takes "$1"; }
+for w in $words; do
+	check "  set -o $w is known" set_takes "$w"
+done
+check "  (and set -o size=1M is not, so that this means something)" set_refuses size=1M
+
 # An unknown command or option says whose it is, and where to look.
 out=$("$M" mount --no-such-option none /mnt 2>&1)
 rc=$?
