@@ -48,6 +48,13 @@ _mountctl() {
 		PATH | USERNS | FILE | IMAGE) _filedir ;;
 		TYPE) COMPREPLY=($(compgen -W "$(awk '{print $NF}' /proc/filesystems 2>/dev/null)" -- "$cur")) ;;
 		PROPAGATION) COMPREPLY=($(compgen -W "private shared slave unbindable" -- "$cur")) ;;
+		NAME)
+			# Containers, as --container NAME finds them.
+			local names
+			names=$({ crun list -q; runc list -q; podman ps --format '{{.Names}}'
+				machinectl list --no-legend; } 2>/dev/null | awk '{print $1}')
+			COMPREPLY=($(compgen -W "$names" -- "$cur"))
+			;;
 		OPTIONS | ATTRIBUTES)
 			local prefix=
 			[[ $cur == *,* ]] && prefix=${cur%,*},
