@@ -26,9 +26,10 @@ BINARIES += $(B)/mountd-oci-hook
 
 # ---- man pages (scdoc) ----------------------------------------------------------
 # fsinfo(2) documents the system call our kernel series adds; it is installed
-# with the others so that `man 2 fsinfo` works in the guest.
+# with the others so that `man 2 fsinfo` works in the guest.  io.mountd1(5)
+# is the D-Bus API (checked against the operation table by test-dbus-doc).
 MAN_PAGES := $(B)/man/mountctl.1 $(B)/man/mountd.8 $(B)/man/mountd.policy.5 \
-	$(B)/man/fsinfo.2 $(B)/man/mountd-oci-hook.1
+	$(B)/man/fsinfo.2 $(B)/man/mountd-oci-hook.1 $(B)/man/io.mountd1.5
 $(B)/man/%: docs/man/%.scd
 	@mkdir -p $(dir $@)
 	scdoc <$< >$@

@@ -64,6 +64,16 @@ static const struct {
 	{"loop", "mount an image with \"mountctl mount --image FILE\""},
 };
 
+void mount_options_words(FILE *f)
+{
+	for (size_t i = 0; i < ELEMENTSOF(attribute_words); i++)
+		fprintf(f, "%s\n", attribute_words[i].word);
+	for (size_t i = 0; i < ELEMENTSOF(atime_words); i++)
+		fprintf(f, "%s\n", atime_words[i].word);
+	for (size_t i = 0; i < ELEMENTSOF(propagation_words); i++)
+		fprintf(f, "%s\nr%s\n", propagation_words[i], propagation_words[i]);
+}
+
 void mount_options_done(MountOptions *o)
 {
 	if (o->parameters)

@@ -5,6 +5,7 @@
  * every subcommand lists the options it takes, one handler fills Args.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@
 #include "libmountd-client.h"
 #include "mountctl.h"
 #include "util.h"
+#include "version.h"
 
 enum {
 	OPT_SOCKET = 0x100,
@@ -47,21 +49,49 @@ enum {
 	OPT_SOURCE_NS,
 	OPT_CONTAINER,
 	OPT_ALL,
+	OPT_VERSION,
 };
 
-static const struct option common_options[] = {
-	{"help", no_argument, NULL, 'h'},
-	{"json", no_argument, NULL, 'j'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"socket", required_argument, NULL, OPT_SOCKET},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"pid", required_argument, NULL, 'p'},
-	{"pidfd", required_argument, NULL, OPT_PIDFD},
-	{"ns", required_argument, NULL, 'N'},
-	{"container", required_argument, NULL, OPT_CONTAINER},
+/* One option: what getopt_long needs, and what --help, the completion
+ * (mountctl __complete) and the host test of mountctl(1) read.  A letter
+ * as val is also the short option. */
+typedef struct Option {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *arg;  /* its argument in --help: "TYPE"; "=file" when optional */
+	const char *help; /* one line */
+} Option;
+
+#define O(_name, _has, _val, ...)                                              \
+	{                                                                      \
+		.name = (_name), .has_arg = (_has), .val = (_val), __VA_ARGS__ \
+	}
+
+static const Option common_options[] = {
+	O("pid", required_argument, 'p', "PID", "act in the mount namespace of process PID"),
+	O("pidfd", required_argument, OPT_PIDFD, "FD",
+	  "... of the process of the inherited pidfd FD"),
+	O("ns", required_argument, 'N', "PATH",
+	  "... of the namespace file PATH (/proc/PID/ns/mnt)"),
+	O("container", required_argument, OPT_CONTAINER, "NAME",
+	  "... of the container NAME (crun, runc, podman,\ndocker, machinectl)"),
+	O("json", no_argument, 'j', NULL, "print results as JSON"),
+	O("verbose", no_argument, 'v', NULL, "show the calls, mountd's steps, kernel messages"),
+	O("socket", required_argument, OPT_SOCKET, "PATH",
+	  "mountd's socket (default: $MOUNTD_SOCKET or\n" MOUNTD_SOCKET_DEFAULT ")"),
+	O("timeout", required_argument, OPT_TIMEOUT, "SEC",
+	  "give up waiting for mountd after SEC seconds"),
+	O("help", no_argument, 'h', NULL, "show the help of mountctl, or of the command"),
 	{},
 };
-#define COMMON_SHORT "hjvp:N:"
+
+/* Before the command only. */
+static const Option top_options[] = {
+	O("version", no_argument, OPT_VERSION, NULL,
+	  "show mountctl's version (before COMMAND only)"),
+	{},
+};
 
 /* ---- mount ------------------------------------------------------------------- */
 
@@ -766,9 +796,11 @@ typedef struct Command {
 	const char *alias;
 	int (*run)(Ctx *c, Args *a, int argc, char **argv);
 	int min_args, max_args; /* max -1: any */
-	const char *shortopts;
-	const struct option *options;
-	const char *usage; /* "" for the hidden test paths */
+	const Option *options;
+	/* The arguments after "[OPTIONS]", a line per form of the command. */
+	const char *args;
+	const char *summary;	 /* one line for mountctl --help; NULL: hidden */
+	const char *description; /* COMMAND --help, before the options */
 	/* Which arguments (bit N: argv[N]) are paths in the target namespace
 	 * (TARGET_PATHS) or, for bind's source, in mountctl's own. */
 	unsigned target_paths, source_paths;
@@ -776,180 +808,197 @@ typedef struct Command {
 
 #define ARG(n) (1U << (n))
 
-#define O(name, has, val)            \
-	{                            \
-		name, has, NULL, val \
-	}
+/* Options several commands take, with one meaning. */
+#define O_PROPAGATION                                                       \
+	O("propagation", required_argument, OPT_PROPAGATION, "PROPAGATION", \
+	  "private, shared, slave or unbindable")
+#define O_MKDIR(what)                                     \
+	O("mkdir", optional_argument, OPT_MKDIR, "=file", \
+	  "create a missing " what " (=file: an empty file)")
+#define O_BENEATH(what) \
+	O("beneath", no_argument, OPT_BENEATH, NULL, "mount beneath the mount on top of " what)
+#define O_IDMAP                                            \
+	O("idmap", required_argument, OPT_IDMAP, "USERNS", \
+	  "make it idmapped as USERNS (/proc/PID/ns/user)")
 
-static const struct option mount_options[] = {
-	O("types", required_argument, 't'),
-	O("options", required_argument, 'o'),
-	O("exclusive", no_argument, OPT_EXCLUSIVE),
-	O("propagation", required_argument, OPT_PROPAGATION),
-	O("mkdir", optional_argument, OPT_MKDIR),
-	O("beneath", no_argument, OPT_BENEATH),
-	O("image", no_argument, OPT_IMAGE),
-	O("partition", required_argument, OPT_PARTITION),
-	O("partition-type", required_argument, OPT_PARTITION_TYPE),
+static const Option mount_options[] = {
+	O("types", required_argument, 't', "TYPE", "filesystem type; probed on a device or image"),
+	O("options", required_argument, 'o', "OPTIONS", "mount(8) options, as above"),
+	O_MKDIR("TARGET"),
+	O_BENEATH("TARGET"),
+	O("exclusive", no_argument, OPT_EXCLUSIVE, NULL, "refuse to reuse an existing superblock"),
+	O_PROPAGATION,
+	O("image", no_argument, OPT_IMAGE, NULL, "SOURCE is an image: mount it via a loop device"),
+	O("partition", required_argument, OPT_PARTITION, "N", "mount the image's partition N"),
+	O("partition-type", required_argument, OPT_PARTITION_TYPE, "UUID",
+	  "mount the image's partition of GPT type UUID"),
 	{},
 };
-static const struct option bind_options[] = {
-	O("options", required_argument, 'o'),
-	O("recursive", no_argument, 'R'),
-	O("no-recursive", no_argument, OPT_NO_RECURSIVE),
-	O("idmap", required_argument, OPT_IDMAP),
-	O("propagation", required_argument, OPT_PROPAGATION),
-	O("mkdir", optional_argument, OPT_MKDIR),
-	O("beneath", no_argument, OPT_BENEATH),
-	O("source-pid", required_argument, OPT_SOURCE_PID),
-	O("source-ns", required_argument, OPT_SOURCE_NS),
+static const Option bind_options[] = {
+	O("options", required_argument, 'o', "ATTRIBUTES",
+	  "mount attributes (ro, nosuid, ...) and propagation"),
+	O("recursive", no_argument, 'R', NULL, "bind the mounts below SOURCE too (the default)"),
+	O("no-recursive", no_argument, OPT_NO_RECURSIVE, NULL, "bind SOURCE's own mount only"),
+	O_IDMAP,
+	O_PROPAGATION,
+	O_MKDIR("TARGET"),
+	O_BENEATH("TARGET"),
+	O("source-pid", required_argument, OPT_SOURCE_PID, "PID",
+	  "resolve SOURCE in process PID's mount namespace"),
+	O("source-ns", required_argument, OPT_SOURCE_NS, "PATH",
+	  "resolve SOURCE in the mount namespace file PATH"),
 	{},
 };
-static const struct option remount_options[] = {
-	O("options", required_argument, 'o'),
+static const Option remount_options[] = {
+	O("options", required_argument, 'o', "OPTIONS",
+	  "ro, nosuid, ... change the mount; the rest its fs"),
 	{},
 };
-static const struct option set_options[] = {
-	O("options", required_argument, 'o'),
-	O("recursive", no_argument, 'R'),
-	O("propagation", required_argument, OPT_PROPAGATION),
-	O("idmap", required_argument, OPT_IDMAP),
+static const Option reconfigure_options[] = {
+	O("options", required_argument, 'o', "PARAMETERS",
+	  "fsconfig() parameters, \"ro\" included"),
 	{},
 };
-static const struct option move_options[] = {
-	O("mkdir", optional_argument, OPT_MKDIR),
-	O("beneath", no_argument, OPT_BENEATH),
+static const Option set_options[] = {
+	O("options", required_argument, 'o', "ATTRIBUTES",
+	  "ro/rw, nosuid/suid, ... and propagation"),
+	O("recursive", no_argument, 'R', NULL, "change the mounts below PATH too"),
+	O_PROPAGATION,
+	O_IDMAP,
 	{},
 };
-static const struct option umount_options[] = {
-	O("lazy", no_argument, 'l'),
-	O("force", no_argument, OPT_FORCE),
+static const Option move_options[] = {
+	O_MKDIR("TO"),
+	O_BENEATH("TO"),
 	{},
 };
-static const struct option info_options[] = {
-	O("nth", required_argument, OPT_NTH),
-	O("mth", required_argument, OPT_MTH),
-	O("no-fallback", no_argument, OPT_NO_FALLBACK),
-	O("all", no_argument, OPT_ALL),
-	O("bytes", no_argument, 'b'),
+static const Option umount_options[] = {
+	O("lazy", no_argument, 'l', NULL, "detach it now, clean up when it is no longer busy"),
+	O("force", no_argument, OPT_FORCE, NULL, "MNT_FORCE: abort pending requests (NFS, FUSE)"),
+	{},
+};
+static const Option info_options[] = {
+	O("all", no_argument, OPT_ALL, NULL, "also the attributes the filesystem does not have"),
+	O("bytes", no_argument, 'b', NULL, "sizes in bytes"),
+	O("nth", required_argument, OPT_NTH, "N", "the Nth instance of a multi-valued attribute"),
+	O("mth", required_argument, OPT_MTH, "M", "its Mth sub-instance"),
+	O("no-fallback", no_argument, OPT_NO_FALLBACK, NULL,
+	  "only answers of fsinfo(), not of statfs,\nstatx or statmount"),
 	{},
 };
 /* findmnt's names, so that its users need not learn new ones. */
-static const struct option list_options[] = {
-	O("table", no_argument, OPT_TABLE),
-	O("list", no_argument, OPT_LIST),
-	O("types", required_argument, 't'),
-	O("source", required_argument, 'S'),
-	O("output", required_argument, 'o'),
-	O("submounts", no_argument, 'R'),
+static const Option list_options[] = {
+	O("list", no_argument, OPT_LIST, NULL, "a flat list (findmnt --list)"),
+	O("table", no_argument, OPT_TABLE, NULL, "a flat list with ID, PARENT and PROPAGATION"),
+	O("types", required_argument, 't', "TYPES",
+	  "only these types (tmpfs,ext4); with \"no\":\nall others (notmpfs,proc)"),
+	O("source", required_argument, 'S', "SOURCE",
+	  "only mounts of SOURCE (device, tmpfs, MAJ:MIN)"),
+	O("output", required_argument, 'o', "COLUMNS",
+	  "the columns, +COLUMNS to add to the default:\nSOURCE, TARGET, FSTYPE, OPTIONS, "
+	  "VFS-OPTIONS,\n"
+	  "FS-OPTIONS, FSROOT, ID, PARENT, UNIQ-ID,\nUNIQ-PARENT, MAJ:MIN, PROPAGATION"),
+	O("submounts", no_argument, 'R', NULL, "with each match, the mounts below it (a tree)"),
 	{},
 };
 /* The hidden test path takes what list and info format with. */
-static const struct option format_options[] = {
-	O("types", required_argument, 't'),  O("source", required_argument, 'S'),
-	O("output", required_argument, 'o'), O("submounts", no_argument, 'R'),
-	O("bytes", no_argument, 'b'),	     {},
-};
-static const struct option watch_options[] = {
-	O("events", required_argument, OPT_EVENTS),
+static const Option format_options[] = {
+	O("types", required_argument, 't', "TYPES"),
+	O("source", required_argument, 'S', "SOURCE"),
+	O("output", required_argument, 'o', "COLUMNS"),
+	O("submounts", no_argument, 'R'),
+	O("bytes", no_argument, 'b'),
 	{},
 };
-static const struct option apply_options[] = {
-	O("dry-run", no_argument, 'n'),
-	O("mkdir", optional_argument, OPT_MKDIR),
+static const Option watch_options[] = {
+	O("events", required_argument, OPT_EVENTS, "N", "end after N changes"),
 	{},
 };
+static const Option apply_options[] = {
+	O("dry-run", no_argument, 'n', NULL, "print the calls as JSON instead of making them"),
+	O_MKDIR("target"),
+	{},
+};
+static const Option no_options[] = {{}};
+
+static int cmd_help(Ctx *c, Args *a, int argc, char **argv);
+static int cmd_complete(Ctx *c, Args *a, int argc, char **argv);
 
 static const Command commands[] = {
-	{"mount", NULL, cmd_mount, 2, 2, "t:o:", mount_options,
-	 "mount -t TYPE [-o OPTIONS] [--mkdir[=file]] [--beneath] [--exclusive]\n"
-	 "            [--propagation TYPE] SOURCE TARGET\n"
-	 "mount --image [-t TYPE] [-o OPTIONS] [--partition N | --partition-type UUID]\n"
-	 "            IMAGE TARGET\n"
-	 "  Create a filesystem (fsopen, fsconfig, fsmount) and attach it at TARGET.\n"
-	 "  As with mount(8), a regular file SOURCE is mounted as an image and a\n"
-	 "  block device's type is probed when -t is not given.\n"
-	 "  -o takes mount(8) options: ro, nosuid, nodev, noexec, noatime, relatime,\n"
-	 "  strictatime, nodiratime, nosymfollow become mount attributes; shared,\n"
-	 "  private, slave, unbindable the propagation; the rest (size=1M, mode=755,\n"
-	 "  ...) are fsconfig() parameters of the filesystem.",
+	{"mount", NULL, cmd_mount, 2, 2, mount_options, "SOURCE TARGET\n--image IMAGE TARGET",
+	 "create a filesystem and attach it at TARGET",
+	 "Create a filesystem (fsopen, fsconfig, fsmount) and attach it at TARGET.\n"
+	 "As with mount(8), a regular file SOURCE is mounted as an image and a\n"
+	 "block device's type is probed when -t is not given.\n"
+	 "-o takes mount(8) options: ro, nosuid, nodev, noexec, noatime, relatime,\n"
+	 "strictatime, nodiratime, nosymfollow become mount attributes; shared,\n"
+	 "private, slave, unbindable the propagation; the rest (size=1M, mode=755,\n"
+	 "...) are fsconfig() parameters of the filesystem.",
 	 ARG(1), 0},
-	{"bind", NULL, cmd_bind, 2, 2, "o:R", bind_options,
-	 "bind [--recursive | --no-recursive] [--idmap USERNS] [-o ATTRIBUTES]\n"
-	 "            [--propagation TYPE] [--mkdir[=file]] SOURCE TARGET\n"
-	 "  Bind SOURCE (a path in mountctl's own namespace) to TARGET (in the\n"
-	 "  target namespace).  Recursive unless --no-recursive.  --idmap takes a\n"
-	 "  user namespace file (/proc/PID/ns/user) and makes an idmapped mount.",
+	{"bind", NULL, cmd_bind, 2, 2, bind_options, "SOURCE TARGET",
+	 "bind SOURCE (here) to TARGET",
+	 "Bind SOURCE (a path in mountctl's own namespace) to TARGET (in the\n"
+	 "target namespace).  Recursive unless --no-recursive.",
 	 ARG(1), ARG(0)},
-	{"remount", NULL, cmd_remount, 1, 1, "o:", remount_options,
-	 "remount -o OPTIONS PATH\n"
-	 "  Like mount -o remount: attribute words (ro, nosuid, ...) change the\n"
-	 "  mount (mount_setattr), the rest reconfigure the filesystem (fspick,\n"
-	 "  fsconfig, FSCONFIG_CMD_RECONFIGURE); ro/rw do both.",
+	{"remount", NULL, cmd_remount, 1, 1, remount_options, "-o OPTIONS PATH",
+	 "change a mount, like mount -o remount",
+	 "Like mount -o remount: attribute words (ro, nosuid, ...) change the\n"
+	 "mount (mount_setattr), the rest reconfigure the filesystem (fspick,\n"
+	 "fsconfig, FSCONFIG_CMD_RECONFIGURE); ro/rw do both.",
 	 ARG(0), 0},
-	{"reconfigure", NULL, cmd_remount, 1, 1, "o:", remount_options,
-	 "reconfigure -o PARAMETERS PATH\n"
-	 "  Reconfigure the filesystem at PATH: every word is an fsconfig()\n"
-	 "  parameter (\"ro\" makes the superblock read-only).",
+	{"reconfigure", NULL, cmd_remount, 1, 1, reconfigure_options, "-o PARAMETERS PATH",
+	 "reconfigure the filesystem at PATH",
+	 "Reconfigure the filesystem at PATH: every word is an fsconfig()\n"
+	 "parameter (\"ro\" makes the superblock read-only).",
 	 ARG(0), 0},
-	{"set", NULL, cmd_set, 1, 1, "o:R", set_options,
-	 "set [-o ATTRIBUTES] [--propagation TYPE] [--recursive] [--idmap USERNS] PATH\n"
-	 "  Change the mount's attributes: ro/rw, nosuid/suid, nodev/dev,\n"
-	 "  noexec/exec, noatime/relatime/strictatime, nodiratime/diratime,\n"
-	 "  nosymfollow/symfollow; and its propagation (also as -o shared, rslave...).",
+	{"set", NULL, cmd_set, 1, 1, set_options, "PATH",
+	 "change the attributes and propagation of a mount",
+	 "Change the mount's attributes: ro/rw, nosuid/suid, nodev/dev,\n"
+	 "noexec/exec, noatime/relatime/strictatime, nodiratime/diratime,\n"
+	 "nosymfollow/symfollow; and its propagation (also as -o shared, rslave...).",
 	 ARG(0), 0},
-	{"move", NULL, cmd_move, 2, 2, "", move_options,
-	 "move [--mkdir[=file]] [--beneath] FROM TO\n"
-	 "  Move the mount at FROM to TO (move_mount).",
-	 ARG(0) | ARG(1), 0},
-	{"umount", "unmount", cmd_umount, 1, 1, "l", umount_options,
-	 "umount [--lazy] [--force] PATH\n"
-	 "  Unmount the mount at PATH; --lazy detaches it now (MNT_DETACH).",
+	{"move", NULL, cmd_move, 2, 2, move_options, "FROM TO", "move the mount at FROM to TO",
+	 "Move the mount at FROM to TO (move_mount).", ARG(0) | ARG(1), 0},
+	{"umount", "unmount", cmd_umount, 1, 1, umount_options, "PATH", "unmount the mount at PATH",
+	 "Unmount the mount at PATH.", ARG(0), 0},
+	{"info", NULL, cmd_info, 1, -1, info_options, "PATH [ATTRIBUTE...]",
+	 "fsinfo() attributes of the filesystem at PATH",
+	 "fsinfo() attributes of the filesystem at PATH; all of them without\n"
+	 "ATTRIBUTE.  Multi-valued ones (parameter, source, server_name,\n"
+	 "server_address) are enumerated unless --nth/--mth pick an instance.",
 	 ARG(0), 0},
-	{"info", NULL, cmd_info, 1, -1, "b", info_options,
-	 "info [--all] [-b] [--nth N] [--mth M] [--no-fallback] PATH [ATTRIBUTE...]\n"
-	 "  fsinfo() attributes of the filesystem at PATH; all it has without\n"
-	 "  ATTRIBUTE.  Multi-valued ones (parameter, source, server_name,\n"
-	 "  server_address) are enumerated unless --nth/--mth pick an instance.\n"
-	 "  Values are shown for people: sizes as 4K or 2.1G, magic numbers in hex\n"
-	 "  with the filesystem's name, flags as words, UUIDs as blkid prints them;\n"
-	 "  --json keeps the numbers.\n"
-	 "      --all          also the attributes the filesystem does not have\n"
-	 "  -b, --bytes        sizes in bytes\n"
-	 "      --nth N        the Nth instance of a multi-valued attribute\n"
-	 "      --mth M        its Mth sub-instance\n"
-	 "      --no-fallback  only answers of fsinfo(), not of statfs/statx/statmount",
-	 ARG(0), 0},
-	{"list", NULL, cmd_list, 0, 1, "t:S:o:R", list_options,
-	 "list [--list | --table] [-t TYPES] [-S SOURCE] [-o COLUMNS] [-R]\n"
-	 "            [SOURCE | MOUNTPOINT]\n"
-	 "  The mounts of the namespace as findmnt shows them: a tree, or a flat\n"
-	 "  list of the mounts of SOURCE or on MOUNTPOINT (a source first, as with\n"
-	 "  findmnt).  Exit status 1 when none matches.\n"
-	 "      --list           a flat list (findmnt --list)\n"
-	 "      --table          a flat list with ID, PARENT and PROPAGATION\n"
-	 "  -t, --types TYPES    only these types (tmpfs,ext4); notmpfs,proc: all others\n"
-	 "  -S, --source SOURCE  only mounts of SOURCE (a device, tmpfs, or MAJ:MIN)\n"
-	 "  -o, --output COLUMNS the columns, +COLUMNS to add to the default: SOURCE,\n"
-	 "                       TARGET, FSTYPE, OPTIONS, VFS-OPTIONS, FS-OPTIONS,\n"
-	 "                       FSROOT, ID, PARENT, UNIQ-ID, UNIQ-PARENT, MAJ:MIN,\n"
-	 "                       PROPAGATION\n"
-	 "  -R, --submounts      with each match, the mounts below it (a tree)",
+	{"list", NULL, cmd_list, 0, 1, list_options, "[SOURCE | MOUNTPOINT]",
+	 "the mounts of the namespace, as findmnt shows them",
+	 "The mounts of the namespace as findmnt shows them: a tree, or a flat\n"
+	 "list of the mounts of SOURCE or on MOUNTPOINT (a source first, as with\n"
+	 "findmnt).  Exit status 1 when none matches.",
 	 0, 0},
-	{"watch", NULL, cmd_watch, 0, 0, "", watch_options,
-	 "watch [--events N]\n"
-	 "  Print each change of the namespace's mount table as it happens; first\n"
-	 "  \"ready\" once watching.  Ends when the namespace goes away (\"gone\"),\n"
-	 "  or after N changes.",
+	{"watch", NULL, cmd_watch, 0, 0, watch_options, "", "print each change of the mount table",
+	 "Print each change of the namespace's mount table as it happens; first\n"
+	 "\"ready\" once watching.  Ends when the namespace goes away (\"gone\"),\n"
+	 "or after N changes.",
 	 0, 0},
-	{"apply", NULL, cmd_apply, 0, 1, "n", apply_options,
-	 "apply [--dry-run] [FILE]\n"
-	 "  Perform the mount-context lines of FILE (or stdin): t FSTYPE, s SOURCE,\n"
-	 "  o OPTION[=VALUE], m TARGET, then x create or x reconfigure.  Errors\n"
-	 "  point at their line.  --dry-run prints the calls instead.",
+	{"apply", NULL, cmd_apply, 0, 1, apply_options, "[FILE]",
+	 "perform the mount-context lines of FILE",
+	 "Perform the mount-context lines of FILE (or stdin): t FSTYPE, s SOURCE,\n"
+	 "o OPTION[=VALUE], m TARGET, then x create or x reconfigure.  Errors\n"
+	 "point at their line.",
 	 0, 0},
-	{"__format", NULL, cmd_format, 1, 4, "t:S:o:Rb", format_options, "", 0, 0},
+	{"help", NULL, cmd_help, 0, 1, no_options, "[COMMAND]", "this help, or COMMAND's",
+	 "Show the help of mountctl, or of COMMAND with every option it takes.", 0, 0},
+	/* Hidden: the formatters without a daemon (host tests), and the
+	 * commands and options for the bash completion. */
+	{"__format", NULL, cmd_format, 1, 4, format_options, "", NULL, NULL, 0, 0},
+	{"__complete", NULL, cmd_complete, 1, 2, no_options, "", NULL, NULL, 0, 0},
 };
+
+static const Command *command_find(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(name, commands[i].name) || streq_ptr(name, commands[i].alias))
+			return &commands[i];
+	return NULL;
+}
 
 /* A relative path means what it means to mount(8): from the working
  * directory, in mountctl's own namespace.  In another namespace there is
@@ -1015,32 +1064,170 @@ static int absolute_paths(Ctx *c, const Command *cmd, const Args *a, int argc, c
 	return 0;
 }
 
+static bool is_short(int val)
+{
+	return val > 0 && val < 0x80 && isalnum(val);
+}
+
+/* "--types TYPE", "--mkdir[=file]". */
+static void option_spec(const Option *o, char *buf, size_t size)
+{
+	bool opt = o->has_arg == optional_argument;
+
+	snprintf(buf, size, "--%s%s%s%s%s", o->name, o->arg && !opt ? " " : "", opt ? "[" : "",
+		 o->arg ?: "", opt ? "]" : "");
+}
+
+/* The column help texts start at: --help fits 80 columns. */
+#define HELP_COLUMN 30
+
+/* Pad from column n to HELP_COLUMN (on a new line when n is past it), then
+ * text, whose further lines start at HELP_COLUMN too. */
+static void print_help_text(FILE *f, int n, const char *text)
+{
+	if (n > HELP_COLUMN - 2) {
+		fputc('\n', f);
+		n = 0;
+	}
+	for (;;) {
+		const char *nl = strchr(text, '\n');
+
+		fprintf(f, "%*s%.*s\n", HELP_COLUMN - n, "",
+			(int)(nl ? nl - text : (long)strlen(text)), text);
+		if (!nl)
+			break;
+		text = nl + 1;
+		n = 0;
+	}
+}
+
+static void print_options(FILE *f, const Option *options)
+{
+	for (const Option *o = options; o->name; o++) {
+		char spec[80];
+		int n;
+
+		option_spec(o, spec, sizeof(spec));
+		if (is_short(o->val))
+			n = fprintf(f, "  -%c, %s", o->val, spec);
+		else
+			n = fprintf(f, "      %s", spec);
+		print_help_text(f, n, o->help ?: "");
+	}
+}
+
 static void usage_overview(FILE *f)
 {
 	fputs("Usage: mountctl [OPTIONS] COMMAND [ARGS...]\n\n"
 	      "Manage mounts through mountd (io.mountd.Mount).\n\nCommands:\n",
 	      f);
-	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		if (*commands[i].usage) {
-			const char *u = commands[i].usage, *nl = strchr(u, '\n');
-			fprintf(f, "  %.*s\n", (int)(nl ? nl - u : (long)strlen(u)), u);
-		}
-	fputs("\nOptions (every command):\n"
-	      "  -p, --pid PID     act in the mount namespace of process PID\n"
-	      "      --pidfd FD    ... of the process of the inherited pidfd FD\n"
-	      "  -N, --ns PATH     ... of the namespace file PATH (/proc/PID/ns/mnt)\n"
-	      "      --container NAME\n"
-	      "                    ... of the container NAME (crun, runc, podman,\n"
-	      "                    docker, machinectl)\n"
-	      "  -j, --json        print results as JSON\n"
-	      "  -v, --verbose     show the calls and every kernel message\n"
-	      "      --socket PATH mountd's socket (default $MOUNTD_SOCKET or\n"
-	      "                    " MOUNTD_SOCKET_DEFAULT ")\n"
-	      "      --timeout SEC give up waiting for mountd after SEC seconds\n"
-	      "  -h, --help        this help; COMMAND --help for a command's\n\n"
-	      "Exit status: 0 success, 1 the operation failed, 2 usage error,\n"
-	      "3 mountd unreachable.  See mountctl(1).\n",
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+		const Command *cmd = &commands[i];
+		const char *nl = strchr(cmd->args, '\n');
+		int n;
+
+		if (!cmd->summary)
+			continue;
+		n = fprintf(f, "  %s%s%s%s%.*s", cmd->name, cmd->alias ? ", " : "",
+			    cmd->alias ?: "", *cmd->args ? " " : "",
+			    (int)(nl ? nl - cmd->args : (long)strlen(cmd->args)), cmd->args);
+		print_help_text(f, n, cmd->summary);
+	}
+	fputs("\nOptions (every command, before or after it):\n", f);
+	print_options(f, common_options);
+	print_options(f, top_options);
+	fputs("\nExit status: 0 success, 1 the operation failed, 2 usage error,\n"
+	      "3 mountd unreachable.  \"mountctl COMMAND --help\" shows every option of\n"
+	      "COMMAND; see mountctl(1).\n",
 	      f);
+}
+
+static void command_help(FILE *f, const Command *cmd)
+{
+	const char *form = cmd->args;
+
+	/* One usage line per form of the command. */
+	do {
+		const char *nl = strchr(form, '\n');
+
+		fprintf(f, "%s mountctl %s [OPTIONS]%s%.*s\n",
+			form == cmd->args ? "Usage:" : "      ", cmd->name, *form ? " " : "",
+			(int)(nl ? nl - form : (long)strlen(form)), form);
+		form = nl ? nl + 1 : NULL;
+	} while (form);
+	if (cmd->alias)
+		fprintf(f, "       (also: mountctl %s)\n", cmd->alias);
+	fprintf(f, "\n%s\n", cmd->description);
+	if (cmd->options[0].name) {
+		fputs("\nOptions:\n", f);
+		print_options(f, cmd->options);
+	}
+	fputs("\nOptions of every command:\n", f);
+	print_options(f, common_options);
+	fputs("\nSee mountctl(1).\n", f);
+}
+
+static int cmd_help(Ctx *c, Args *a, int argc, char **argv)
+{
+	const Command *cmd;
+
+	(void)a;
+	if (argc == 0) {
+		usage_overview(stdout);
+		return 0;
+	}
+	cmd = command_find(argv[0]);
+	if (!cmd || !cmd->summary) {
+		err(c, "unknown command \"%s\"; see mountctl --help", argv[0]);
+		return EXIT_USAGE;
+	}
+	command_help(stdout, cmd);
+	return 0;
+}
+
+/* For the bash completion, from the tables above:
+ *   __complete commands          the commands and aliases, a line each
+ *   __complete options [COMMAND] its options (without COMMAND: those before
+ *                                one), a line each: "-t --types TYPE",
+ *                                "- --mkdir [=file]", "- --json"
+ *   __complete words             the -o words mountctl knows */
+static void complete_options(const Option *options)
+{
+	for (const Option *o = options; o->name; o++) {
+		bool opt = o->has_arg == optional_argument;
+		char letter[2] = {is_short(o->val) ? (char)o->val : 0, 0};
+
+		printf("-%s --%s%s%s%s%s\n", letter, o->name, o->arg ? " " : "", opt ? "[" : "",
+		       o->arg ?: "", opt ? "]" : "");
+	}
+}
+
+static int cmd_complete(Ctx *c, Args *a, int argc, char **argv)
+{
+	(void)a;
+	if (streq(argv[0], "commands") && argc == 1) {
+		for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+			if (commands[i].summary)
+				printf("%s\n%s%s", commands[i].name, commands[i].alias ?: "",
+				       commands[i].alias ? "\n" : "");
+		return 0;
+	}
+	if (streq(argv[0], "words") && argc == 1) {
+		mount_options_words(stdout);
+		return 0;
+	}
+	if (streq(argv[0], "options")) {
+		const Command *cmd = argc == 2 ? command_find(argv[1]) : NULL;
+
+		if (argc == 2 && !cmd) {
+			err(c, "unknown command \"%s\"", argv[1]);
+			return EXIT_USAGE;
+		}
+		complete_options(cmd ? cmd->options : top_options);
+		complete_options(common_options);
+		return 0;
+	}
+	return EXIT_USAGE;
 }
 
 static int common_option(Ctx *c, int opt, const char *arg)
@@ -1240,36 +1427,76 @@ static int command_option(Ctx *c, Args *a, int opt, const char *arg)
 	return 0;
 }
 
+/* getopt_long over some option tables. */
+typedef struct Getopt {
+	struct option longopts[64];
+	char shortopts[64];
+} Getopt;
+
+/* flags: "+" to stop at the first argument; ":" is added, so that a
+ * missing argument is told from an unknown option. */
+static void getopt_build(Getopt *g, const char *flags, const Option *a, const Option *b)
+{
+	size_t n = 0, len = (size_t)snprintf(g->shortopts, sizeof(g->shortopts), "%s:", flags);
+
+	for (const Option *t = a; t; t = t == a ? b : NULL)
+		for (const Option *o = t; o->name; o++) {
+			/* The tables are ours: too many is a bug to see at once. */
+			if (n + 1 >= ELEMENTSOF(g->longopts) || len + 4 > sizeof(g->shortopts))
+				abort();
+			g->longopts[n++] = (struct option){o->name, o->has_arg, NULL, o->val};
+			if (!is_short(o->val))
+				continue;
+			g->shortopts[len++] = (char)o->val;
+			if (o->has_arg != no_argument)
+				g->shortopts[len++] = ':';
+			if (o->has_arg == optional_argument)
+				g->shortopts[len++] = ':';
+		}
+	g->longopts[n] = (struct option){};
+	g->shortopts[len] = 0;
+}
+
+/* getopt's '?' or ':' in words, as "mountctl: COMMAND: ..." (getopt's own
+ * message would name argv[0], which is the command, as if mount(8) spoke). */
+static int bad_option(Ctx *c, int opt, char **argv)
+{
+	const char *word = argv[optind - 1];
+	bool is_long = startswith(word, "--");
+
+	if (opt == ':' && is_long)
+		err(c, "option '%s' requires an argument", word);
+	else if (opt == ':')
+		err(c, "option '-%c' requires an argument", optopt);
+	else if (is_long)
+		err(c, "unrecognized option '%s'", word);
+	else
+		err(c, "invalid option '-%c'", optopt);
+	fprintf(stderr, "See \"mountctl %s%s--help\".\n", c->command ?: "", c->command ? " " : "");
+	return EXIT_USAGE;
+}
+
 /* getopt_long over the command's options plus the common ones. */
 static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
 {
-	struct option opts[64];
-	char shortopts[64];
-	size_t n = 0;
+	Getopt g;
 	Args a = {.recursive = -1, .nth = -1, .mth = -1};
 	char **paths = NULL;
 	int opt, r;
 
-	for (const struct option *o = cmd->options; o->name; o++)
-		opts[n++] = *o;
-	for (const struct option *o = common_options; o->name; o++)
-		opts[n++] = *o;
-	opts[n] = (struct option){};
 	/* Options may follow the arguments, as with mount(8); "--" ends them. */
-	snprintf(shortopts, sizeof(shortopts), "%s%s", cmd->shortopts, COMMON_SHORT);
-
+	getopt_build(&g, "", cmd->options, common_options);
 	optind = 0; /* reinitialise getopt for the subcommand's argv */
-	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) >= 0) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) >= 0) {
 		if (opt == 'h') {
-			printf("Usage: mountctl [OPTIONS] %s\n", cmd->usage);
-			fputs("Run \"mountctl --help\" for the options every command takes.\n",
-			      stdout);
+			command_help(stdout, cmd);
 			free(a.options);
 			return 0;
 		}
-		if (opt == '?') {
+		if (opt == '?' || opt == ':') {
 			free(a.options);
-			return EXIT_USAGE;
+			return bad_option(c, opt, argv);
 		}
 		r = common_option(c, opt, optarg);
 		if (r < 0)
@@ -1285,12 +1512,11 @@ static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
 		err(c, "container %s: pid %d (%s)", c->container, c->container_found.pid,
 		    c->container_found.source);
 	if (argc < cmd->min_args || (cmd->max_args >= 0 && argc > cmd->max_args)) {
-		const char *desc = strstr(cmd->usage, "\n  ");
+		const char *nl = strchr(cmd->args, '\n');
 
-		err(c, "%s arguments; usage: mountctl %.*s\n(see mountctl %s --help)",
-		    argc < cmd->min_args ? "missing" : "too many",
-		    (int)(desc ? desc - cmd->usage : (long)strlen(cmd->usage)), cmd->usage,
-		    cmd->name);
+		err(c, "%s arguments; usage: mountctl %s [OPTIONS] %.*s\n(see mountctl %s --help)",
+		    argc < cmd->min_args ? "missing" : "too many", cmd->name,
+		    (int)(nl ? nl - cmd->args : (long)strlen(cmd->args)), cmd->args, cmd->name);
 		free(a.options);
 		return EXIT_USAGE;
 	}
@@ -1305,7 +1531,9 @@ static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	_cleanup_(ctx_done) Ctx c = {.ns_pidfd = -1};
+	const Command *cmd;
 	const char *cs;
+	Getopt g;
 	int opt, r;
 
 	setlocale(LC_ALL, "");
@@ -1315,13 +1543,19 @@ int main(int argc, char **argv)
 	 * signal death in the middle of a mount. */
 	signal(SIGPIPE, SIG_IGN);
 
-	while ((opt = getopt_long(argc, argv, "+" COMMON_SHORT, common_options, NULL)) >= 0) {
+	getopt_build(&g, "+", top_options, common_options);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) >= 0) {
 		if (opt == 'h') {
 			usage_overview(stdout);
 			return 0;
 		}
-		if (opt == '?')
-			return EXIT_USAGE;
+		if (opt == OPT_VERSION) {
+			printf("mountctl %s\n", MOUNTD_VERSION);
+			return 0;
+		}
+		if (opt == '?' || opt == ':')
+			return bad_option(&c, opt, argv);
 		r = common_option(&c, opt, optarg);
 		if (r)
 			return r;
@@ -1330,13 +1564,13 @@ int main(int argc, char **argv)
 		usage_overview(stderr);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		if (streq(argv[optind], commands[i].name) ||
-		    streq_ptr(argv[optind], commands[i].alias)) {
-			c.command = commands[i].name;
-			/* The subcommand parses from its own name on. */
-			return run_command(&c, &commands[i], argc - optind, argv + optind);
-		}
-	fprintf(stderr, "mountctl: unknown command \"%s\"; see mountctl --help\n", argv[optind]);
-	return EXIT_USAGE;
+	cmd = command_find(argv[optind]);
+	if (!cmd) {
+		fprintf(stderr, "mountctl: unknown command \"%s\"; see mountctl --help\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	c.command = cmd->name;
+	/* The subcommand parses from its own name on. */
+	return run_command(&c, cmd, argc - optind, argv + optind);
 }

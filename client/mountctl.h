@@ -41,6 +41,9 @@ typedef struct MountOptions {
 } MountOptions;
 
 void mount_options_done(MountOptions *o);
+/* The -o words mountctl itself knows (attributes, atime, propagation), a
+ * line each: the rest goes to the filesystem.  For the completion. */
+void mount_options_words(FILE *f);
 /* Add one option ("size=1M", "ro", "context=\"a,b\"" is not split here).
  * On failure *ret_error (static text or NULL) says why. */
 int mount_options_add(MountOptions *o, OptionsMode mode, const char *option,

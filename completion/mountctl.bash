@@ -1,106 +1,101 @@
 # bash completion for mountctl(1)
+#
+# The commands, their options and the -o words come from mountctl itself
+# ("mountctl __complete commands", "mountctl __complete options [COMMAND]",
+# "mountctl __complete words", read from the same tables as its --help and
+# its -o parser), so a new option completes without an edit here.  What an option's argument completes to follows
+# the name --help gives it (PID, PATH, TYPE, ...).
 
 _mountctl() {
 	local cur prev words cword
 	_init_completion || return
 
-	local common="--pid --pidfd --ns --container --json --verbose --socket --timeout --help"
-	local commands="mount bind remount reconfigure set move umount unmount info list watch apply"
+	local mountctl=${words[0]}
 	local attributes="statfs fsinfo ids limits supports capabilities timestamp_info volume_id
 		volume_uuid volume_name cell_name domain_name realm_name server_name server_address
 		parameter source name_encoding name_codepage io_size"
-	local listcolumns="SOURCE TARGET FSTYPE OPTIONS VFS-OPTIONS FS-OPTIONS FSROOT ID PARENT
-		UNIQ-ID UNIQ-PARENT MAJ:MIN PROPAGATION"
-	local mountopts="ro rw nosuid suid nodev dev noexec exec noatime relatime strictatime
-		nodiratime diratime nosymfollow symfollow shared private slave unbindable"
 
-	case $prev in
-	--pid | -p | --source-pid)
-		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
-		return
-		;;
-	--container)
-		local names
-		names=$({ crun list -q; runc list -q; podman ps --format '{{.Names}}'
-			machinectl list --no-legend; } 2>/dev/null | awk '{print $1}')
-		COMPREPLY=($(compgen -W "$names" -- "$cur"))
-		return
-		;;
-	--ns | -N | --idmap | --socket | --source-ns)
-		_filedir
-		return
-		;;
-	--propagation)
-		COMPREPLY=($(compgen -W "private shared slave unbindable" -- "$cur"))
-		return
-		;;
-	-t | --types)
-		COMPREPLY=($(compgen -W "$(awk '{print $NF}' /proc/filesystems 2>/dev/null)" -- "$cur"))
-		return
-		;;
-	-S | --source)
-		COMPREPLY=($(compgen -W "$(findmnt -rno SOURCE 2>/dev/null | sort -u)" -- "$cur"))
-		return
-		;;
-	-o | --options | --output)
-		local prefix=
-		if [[ " ${words[*]} " == *" list "* ]]; then
-			[[ $cur == *,* ]] && prefix=${cur%,*},
-			COMPREPLY=($(compgen -P "$prefix" -W "$listcolumns" -- "${cur##*,}"))
-			compopt -o nospace
-			return
-		fi
-		[[ $cur == *,* ]] && prefix=${cur%,*},
-		COMPREPLY=($(compgen -P "$prefix" -W "$mountopts" -- "${cur##*,}"))
-		compopt -o nospace
-		return
-		;;
-	--pidfd | --timeout | --nth | --mth | --events | --partition | --partition-type)
-		return
-		;;
-	esac
-
-	local cmd= i
+	# The command is the first word that is neither an option nor the
+	# argument of one (options before it are mountctl's own).
+	local -A takes=()
+	local short long arg cmd= i
+	while read -r short long arg; do
+		[[ -n $arg && $arg != "["* ]] && takes[$long]=1 && [[ $short != - ]] && takes[$short]=1
+	done < <("$mountctl" __complete options 2>/dev/null)
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--pid | -p | --pidfd | --ns | -N | --container | --socket | --timeout) ((i++)) ;;
-		-*) ;;
+		--*=* | -) ;;
+		-*) [[ -n ${takes[${words[i]}]-} ]] && ((i++)) ;;
 		*) cmd=${words[i]}; break ;;
 		esac
 	done
 
-	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W "$commands $common" -- "$cur"))
+	# This command's options (those before it when there is none yet).
+	local -A argument_of=()
+	local options=()
+	while read -r short long arg; do
+		options+=("$long")
+		[[ $short != - ]] && options+=("$short")
+		if [[ -n $arg && $arg != "["* ]]; then
+			argument_of[$long]=$arg
+			[[ $short != - ]] && argument_of[$short]=$arg
+		fi
+	done < <("$mountctl" __complete options ${cmd:+"$cmd"} 2>/dev/null)
+
+	if [[ -n ${argument_of[$prev]-} ]]; then
+		case ${argument_of[$prev]} in
+		PID) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")) ;;
+		PATH | USERNS | FILE | IMAGE) _filedir ;;
+		TYPE | TYPES) COMPREPLY=($(compgen -W "$(awk '{print $NF}' /proc/filesystems 2>/dev/null)" -- "$cur")) ;;
+		PROPAGATION) COMPREPLY=($(compgen -W "private shared slave unbindable" -- "$cur")) ;;
+		SOURCE) COMPREPLY=($(compgen -W "$(findmnt -rno SOURCE 2>/dev/null | sort -u)" -- "$cur")) ;;
+		COLUMNS)
+			local prefix= columns="SOURCE TARGET FSTYPE OPTIONS VFS-OPTIONS FS-OPTIONS FSROOT ID
+				PARENT UNIQ-ID UNIQ-PARENT MAJ:MIN PROPAGATION"
+			[[ $cur == *,* ]] && prefix=${cur%,*},
+			COMPREPLY=($(compgen -P "$prefix" -W "$columns" -- "${cur##*,}"))
+			compopt -o nospace
+			;;
+		NAME)
+			# Containers, as --container NAME finds them.
+			local names
+			names=$({ crun list -q; runc list -q; podman ps --format '{{.Names}}'
+				machinectl list --no-legend; } 2>/dev/null | awk '{print $1}')
+			COMPREPLY=($(compgen -W "$names" -- "$cur"))
+			;;
+		OPTIONS | ATTRIBUTES)
+			local prefix=
+			[[ $cur == *,* ]] && prefix=${cur%,*},
+			COMPREPLY=($(compgen -P "$prefix" -W "$("$mountctl" __complete words 2>/dev/null)" -- "${cur##*,}"))
+			compopt -o nospace
+			;;
+		esac
 		return
 	fi
 
-	local opts=
-	case $cmd in
-	mount) opts="-t --types -o --options --mkdir --beneath --exclusive --propagation --image --partition --partition-type" ;;
-	bind) opts="-o --options --recursive --no-recursive --idmap --propagation --mkdir --beneath --source-pid --source-ns" ;;
-	remount | reconfigure) opts="-o --options" ;;
-	set) opts="-o --options --recursive --propagation --idmap" ;;
-	move) opts="--mkdir --beneath" ;;
-	umount | unmount) opts="--lazy --force" ;;
-	info) opts="--all -b --bytes --nth --mth --no-fallback" ;;
-	list) opts="--table --list -t --types -S --source -o --output -R --submounts" ;;
-	watch) opts="--events" ;;
-	apply) opts="--dry-run --mkdir" ;;
-	esac
-
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$opts $common" -- "$cur"))
-	elif [[ $cmd == info && $prev != info ]] && [[ ${words[cword - 1]} != -* ]] && ((cword > i + 1)); then
-		# after the path: attribute names
+		COMPREPLY=($(compgen -W "${options[*]}" -- "$cur"))
+		return
+	fi
+	if [[ -z $cmd || $cmd == help && $i -lt $cword && $((cword - i)) == 1 ]]; then
+		COMPREPLY=($(compgen -W "$("$mountctl" __complete commands 2>/dev/null)" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	help | list | watch) ;;
+	info)
+		# PATH first, then attribute names.
 		local n=0 j
-		for ((j = i + 1; j < cword; j++)); do [[ ${words[j]} != -* ]] && ((n++)); done
+		for ((j = i + 1; j < cword; j++)); do
+			[[ ${words[j]} != -* && -z ${argument_of[${words[j - 1]}]-} ]] && ((n++))
+		done
 		if ((n >= 1)); then
 			COMPREPLY=($(compgen -W "$attributes" -- "$cur"))
 		else
 			_filedir
 		fi
-	else
-		_filedir
-	fi
+		;;
+	*) _filedir ;;
+	esac
 }
 complete -F _mountctl mountctl

@@ -25,6 +25,7 @@
 #include "util.h"
 #include "authorize.h"
 #include "varlink-mount.h"
+#include "version.h"
 #include "watch.h"
 #include "varlink.h"
 
@@ -153,8 +154,6 @@ static int setup_idle_exit(Daemon *d)
 	return sd_event_add_time_relative(d->event, &d->idle_timer, CLOCK_MONOTONIC, d->idle_usec,
 					  0, on_idle_timer, d);
 }
-
-#define MOUNTD_VERSION "0.1"
 
 static void help(void)
 {

@@ -34,11 +34,15 @@ base_cmdline() {
 		"systemd.firstboot=off systemd.show_status=error"
 }
 
+# The root disk is /dev/vda; /dev/vdb is a scratch disk (scripts/disk-build)
+# with one ext4 partition, a block device to try mountctl on.  Both are
+# snapshots: nothing a boot writes survives it.
 qemu_base_args() {
 	local kernel=$1 disk=$2
 	echo "-machine q35 -m ${MOUNTD_GUEST_MEM:-2048} -smp 2 -nodefaults -no-reboot -display none" \
 		"$(qemu_accel_args)" \
 		"-kernel $kernel" \
 		"-drive file=$disk,format=raw,if=virtio,snapshot=on" \
+		"-drive file=$(dirname "$disk")/scratch.img,format=raw,if=virtio,snapshot=on" \
 		"-device virtio-rng-pci"
 }

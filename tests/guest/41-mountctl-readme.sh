@@ -17,5 +17,11 @@ python3 "$TOP/tests/guest/readme-examples.py" "$TOP/README.md" >/tmp/readme-exam
 check_output "the README examples work as printed" README-OK \
 	env PATH=/usr/bin:/usr/sbin:/bin:/sbin bash /tmp/readme-examples.sh
 check_fails "they cleaned up after themselves" findmnt /mnt/demo
+check_fails "  the image is unmounted" findmnt /mnt/image
+check_fails "  the scratch disk too" findmnt /mnt/scratch
+# The loop device clears itself once unmounted (LO_FLAGS_AUTOCLEAR).
+check_fails "  and the image's loop device is gone" \
+	sh -c 'sleep 1; losetup -j /tmp/disk.img | grep .'
+rm -f /tmp/disk.img
 rm -f /tmp/readme-examples.sh
 done_testing

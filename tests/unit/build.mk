@@ -14,6 +14,13 @@ $(B)/tests/unit/test-ops-table: $(B)/tests/unit/test-ops-table.o $(MOUNTD_OPS_OB
 		$(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# io.mountd1(5) against the operation table: every method, option key and
+# reply field, with its D-Bus type
+UNIT_TESTS += $(B)/tests/unit/test-dbus-doc
+$(B)/tests/unit/test-dbus-doc: $(B)/tests/unit/test-dbus-doc.o $(MOUNTD_OPS_OBJS) \
+		$(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 # the executor: worker reuse, per-uid limits, deadlines, crashes, owners, memfd
 UNIT_TESTS += $(B)/tests/unit/test-executor
 $(B)/tests/unit/test-executor: $(B)/tests/unit/test-executor.o $(B)/daemon/executor.o \

@@ -9,6 +9,9 @@ $(B)/tests/unit/test-libmountd-client: $(B)/tests/unit/test-libmountd-client.o \
 # mountctl's output, option splitting and apply parser on canned replies
 UNIT_TESTS += tests/unit/test-mountctl-golden.sh
 
+# every command and option of mountctl's tables in --help and mountctl(1)
+UNIT_TESTS += tests/unit/test-mountctl-help.sh
+
 # mountctl against a real mountd, both inside a private mount namespace
 UNIT_TESTS += tests/unit/test-mountctl-live.sh
 

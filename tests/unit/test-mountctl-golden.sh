@@ -124,6 +124,9 @@ case_ usage-container-pidfd '' --pidfd 0 --container web list
 case_ usage-container-name '' --container ../web list
 case_ unreachable '' --socket /nonexistent/socket list
 case_ help-umount '' umount --help
+# getopt's errors name mountctl and the command, not argv[0] ("mount:").
+case_ usage-bad-option '' mount --frob none /mnt
+case_ usage-missing-value '' list --pid
 case_ help-info '' info --help
 case_ help-list '' list --help
 case_ usage-list-column '' list -o TARGET,BOGUS
