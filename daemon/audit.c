@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The journal record of each request (see audit.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <systemd/sd-journal.h>
 
@@ -67,35 +72,138 @@ static bool is_refusal(const char *error)
 	       (streq(error, OPS_ERROR_NAME_PERMISSION) || streq(error, OPS_ERROR_NAME_LIMIT));
 }
 
+/* Records wait here until the answers of the loop iteration that made
+ * them are sent (see audit.h); past AUDIT_QUEUE_MAX they are sent at once,
+ * so that a loop that never idles neither grows nor loses them. */
+#define AUDIT_QUEUE_MAX 64
+#define AUDIT_FIELDS	18
+
+typedef struct Record {
+	char *fields[AUDIT_FIELDS];
+	size_t n;
+} Record;
+
+static Record queue[AUDIT_QUEUE_MAX];
+static size_t n_queued;
+static sd_event_source *flush_source;
+
+static void record_send(Record *r)
+{
+	struct iovec iov[AUDIT_FIELDS];
+
+	for (size_t i = 0; i < r->n; i++)
+		iov[i] = (struct iovec){.iov_base = r->fields[i], .iov_len = strlen(r->fields[i])};
+	(void)sd_journal_sendv(iov, (int)r->n);
+	for (size_t i = 0; i < r->n; i++)
+		free(r->fields[i]);
+	*r = (Record){};
+}
+
+void audit_flush(void)
+{
+	for (size_t i = 0; i < n_queued; i++)
+		record_send(&queue[i]);
+	n_queued = 0;
+}
+
+static int on_flush(sd_event_source *s, void *userdata)
+{
+	(void)s;
+	(void)userdata;
+	audit_flush();
+	return 0;
+}
+
+int audit_setup(sd_event *event)
+{
+	int r;
+
+	/* After the connections' own deferred work, which sends the answers. */
+	r = sd_event_add_defer(event, &flush_source, on_flush, NULL);
+	if (r >= 0)
+		r = sd_event_source_set_priority(flush_source, SD_EVENT_PRIORITY_NORMAL + 1);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(flush_source, SD_EVENT_OFF);
+	if (r < 0)
+		flush_source = sd_event_source_disable_unref(flush_source);
+	return r;
+}
+
+void audit_shutdown(void)
+{
+	audit_flush();
+	flush_source = sd_event_source_disable_unref(flush_source);
+}
+
+_printf_(2, 3) static void add(Record *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *f;
+
+	va_start(ap, fmt);
+	if (r->n < AUDIT_FIELDS && vasprintf(&f, fmt, ap) >= 0)
+		r->fields[r->n++] = f;
+	va_end(ap);
+}
+
+/* The caller's comm, read now: the caller may be gone when the record is
+ * sent.  Plain open/read, no stdio: this is on every request's path. */
+static void read_comm(pid_t pid, char comm[static 32])
+{
+	_cleanup_close_ int fd = -EBADF;
+	char path[64];
+	ssize_t n;
+
+	comm[0] = 0;
+	if (pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, comm, 31);
+	comm[n > 0 ? n : 0] = 0;
+	comm[strcspn(comm, "\n")] = 0;
+}
+
 void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
 		   const char *authorized_by, const char *error, json_object *error_parameters)
 {
-	char comm[32] = "", path[64], messages[1024];
+	char comm[32], messages[1024];
 	const char *target = member(parameters, "path") ?: member(parameters, "placement.path");
 	const char *source = member(parameters, "source") ?: member(parameters, "sourcePath");
 	const char *fstype = member(parameters, "fsType");
 	const char *errno_name = member(error_parameters, "errnoName");
 	const char *step = member(error_parameters, "step");
 	const char *reason = member(error_parameters, "reason") ?: authorized_by;
-	_cleanup_fclose_ FILE *f = NULL;
+	Record *r;
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)caller->pid);
-	f = caller->pid > 0 ? fopen(path, "re") : NULL;
-	if (f && fgets(comm, sizeof(comm), f))
-		comm[strcspn(comm, "\n")] = 0;
+	read_comm(caller->pid, comm);
 	(void)messages_of(error_parameters, messages, sizeof(messages));
 
-	(void)sd_journal_send(
-		"MESSAGE=%s by uid %u (%s): %s%s%s%s%s", method, (unsigned)caller->id.uid,
-		comm[0] ? comm : "?", error ?: "done", step ? " at " : "", step ?: "",
-		reason && error ? ": " : "", reason && error ? reason : "", "MESSAGE_ID=%s",
-		is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST,
-		"PRIORITY=%d", error ? LOG_NOTICE : LOG_INFO, "MOUNTD_CALLER_UID=%u",
-		(unsigned)caller->id.uid, "MOUNTD_CALLER_GID=%u", (unsigned)caller->id.gid,
-		"MOUNTD_CALLER_PID=%d", (int)caller->pid, "MOUNTD_CALLER_COMM=%s", comm,
-		"MOUNTD_METHOD=%s", method, "MOUNTD_FSTYPE=%s", fstype ?: "", "MOUNTD_SOURCE=%s",
-		source ?: "", "MOUNTD_NAMESPACE=%s", namespace_of(parameters), "MOUNTD_PATH=%s",
-		target ?: "", "MOUNTD_RESULT=%s", error ?: "ok", "MOUNTD_ERRNO=%s",
-		errno_name ?: "", "MOUNTD_STEP=%s", step ?: "", "MOUNTD_POLICY=%s", reason ?: "",
-		"MOUNTD_KERNEL_MESSAGES=%s", messages, NULL);
+	if (n_queued == AUDIT_QUEUE_MAX || !flush_source)
+		audit_flush();
+	r = &queue[n_queued++];
+	add(r, "MESSAGE=%s by uid %u (%s): %s%s%s%s%s", method, (unsigned)caller->id.uid,
+	    comm[0] ? comm : "?", error ?: "done", step ? " at " : "", step ?: "",
+	    reason && error ? ": " : "", reason && error ? reason : "");
+	add(r, "MESSAGE_ID=%s",
+	    is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
+	add(r, "PRIORITY=%d", error ? LOG_NOTICE : LOG_INFO);
+	add(r, "MOUNTD_CALLER_UID=%u", (unsigned)caller->id.uid);
+	add(r, "MOUNTD_CALLER_GID=%u", (unsigned)caller->id.gid);
+	add(r, "MOUNTD_CALLER_PID=%d", (int)caller->pid);
+	add(r, "MOUNTD_CALLER_COMM=%s", comm);
+	add(r, "MOUNTD_METHOD=%s", method);
+	add(r, "MOUNTD_FSTYPE=%s", fstype ?: "");
+	add(r, "MOUNTD_SOURCE=%s", source ?: "");
+	add(r, "MOUNTD_NAMESPACE=%s", namespace_of(parameters));
+	add(r, "MOUNTD_PATH=%s", target ?: "");
+	add(r, "MOUNTD_RESULT=%s", error ?: "ok");
+	add(r, "MOUNTD_ERRNO=%s", errno_name ?: "");
+	add(r, "MOUNTD_STEP=%s", step ?: "");
+	add(r, "MOUNTD_POLICY=%s", reason ?: "");
+	add(r, "MOUNTD_KERNEL_MESSAGES=%s", messages);
+	if (flush_source)
+		(void)sd_event_source_set_enabled(flush_source, SD_EVENT_ONESHOT);
+	else
+		audit_flush();
 }

@@ -9,14 +9,25 @@
  *
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REQUEST>   every request
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REFUSED>   refusals only
+ *
+ * A record is made when the answer is (the caller's comm read then), and
+ * sent to the journal once that loop iteration's answers have gone out:
+ * journald's work on it is then no part of the caller's wait.  At most
+ * AUDIT_QUEUE_MAX wait; a full queue, audit_flush() and audit_shutdown()
+ * send them at once.  Without audit_setup() every record is sent at once.
  */
 
 #include <json-c/json.h>
+#include <systemd/sd-event.h>
 
 #include "authorize.h"
 
 #define AUDIT_MESSAGE_ID_REQUEST "1890aabd15ef4fa49f1bac38230bbd63"
 #define AUDIT_MESSAGE_ID_REFUSED "dbc160ff88ed48948dac703a7e9a2caa"
+
+int audit_setup(sd_event *event);
+void audit_flush(void);
+void audit_shutdown(void);
 
 /* parameters: the request as the caller sent it (JSON, either front end);
  * error: NULL for success, else the error name with its parameters. */

@@ -623,8 +623,10 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 
 	if (fd < 0 || mnt_ns_id(fd, &own_ns_id) < 0)
 		own_ns_id = 0;
-	/* Without polkit the policy file alone decides. */
+	/* Without polkit the policy file alone decides; without the deferred
+	 * journal record, records go out before the answer, as they did. */
 	(void)polkit_setup(event);
+	(void)audit_setup(event);
 	return executor_new(event, handle, worker_idle_usec, &executor);
 }
 
@@ -632,6 +634,7 @@ void request_shutdown(void)
 {
 	executor = executor_free(executor);
 	polkit_shutdown();
+	audit_shutdown();
 }
 
 size_t request_pending(void)

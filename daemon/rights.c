@@ -19,31 +19,51 @@
  * one without changing it. */
 #define FSID_QUERY (-1)
 
+/* The identity in force, as this file set it: only this file changes a
+ * worker's fsuid, fsgid and groups, so the checks below need not ask the
+ * kernel on every request, and a root caller's request makes no
+ * identity syscall at all. */
+static uid_t cur_fsuid;
+static gid_t cur_fsgid;
+static bool entered;
+
 int rights_enter(const Rights *r)
 {
 	if (r->uid == 0)
 		return 0;
-	if (setgroups(r->n_groups, r->groups) < 0)
-		return -errno;
+	entered = true;
+	if (setgroups(r->n_groups, r->groups) < 0) {
+		int k = -errno;
+
+		rights_leave();
+		return k;
+	}
 	(void)setfsgid(r->gid);
 	(void)setfsuid(r->uid);
 	if ((uid_t)setfsuid(FSID_QUERY) != r->uid || (gid_t)setfsgid(FSID_QUERY) != r->gid) {
 		rights_leave();
 		return -EPERM;
 	}
+	cur_fsuid = r->uid;
+	cur_fsgid = r->gid;
 	return 0;
 }
 
 void rights_leave(void)
 {
+	if (!entered)
+		return;
 	(void)setfsuid(0);
 	(void)setfsgid(0);
 	(void)setgroups(0, NULL);
+	cur_fsuid = 0;
+	cur_fsgid = 0;
+	entered = false;
 }
 
 int rights_check_owner(int fd)
 {
-	uid_t fsuid = (uid_t)setfsuid(FSID_QUERY);
+	uid_t fsuid = cur_fsuid;
 	struct stat st;
 
 	if (fsuid == 0)
@@ -55,7 +75,7 @@ int rights_check_owner(int fd)
 
 int rights_check_idmap(int mount_fd, int userns_fd)
 {
-	uid_t fsuid = (uid_t)setfsuid(FSID_QUERY), owner;
+	uid_t fsuid = cur_fsuid, owner;
 
 	if (fsuid == 0)
 		return 0;
@@ -74,7 +94,7 @@ int rights_check_device(const char *path, bool read_only, char **ret_canonical)
 	ssize_t n;
 
 	*ret_canonical = NULL;
-	if ((uid_t)setfsuid(FSID_QUERY) == 0 || !path || path[0] != '/')
+	if (cur_fsuid == 0 || !path || path[0] != '/')
 		return 0;
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
@@ -99,14 +119,16 @@ int rights_check_device(const char *path, bool read_only, char **ret_canonical)
 RightsSaved rights_suspend(void)
 {
 	RightsSaved s = {
-		.fsuid = (uid_t)setfsuid(FSID_QUERY),
-		.fsgid = (gid_t)setfsgid(FSID_QUERY),
+		.fsuid = cur_fsuid,
+		.fsgid = cur_fsgid,
 	};
 
 	s.active = s.fsuid != 0 || s.fsgid != 0;
 	if (s.active) {
 		(void)setfsuid(0);
 		(void)setfsgid(0);
+		cur_fsuid = 0;
+		cur_fsgid = 0;
 	}
 	return s;
 }
@@ -117,4 +139,6 @@ void rights_resume(const RightsSaved *s)
 		return;
 	(void)setfsgid(s->fsgid);
 	(void)setfsuid(s->fsuid);
+	cur_fsuid = s->fsuid;
+	cur_fsgid = s->fsgid;
 }
