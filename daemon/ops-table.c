@@ -728,7 +728,7 @@ const OpsMethod ops_methods[] = {
 		      path_args),
 	{
 		.name = "List",
-		.run = OPS_RUN_LIST,
+		.run = OPS_RUN_WORKER,
 		NAMESPACE_ONLY,
 		.execute = list_execute,
 		.result_done = list_result_done,

@@ -31,7 +31,6 @@
 /* Where a method runs. */
 typedef enum OpsRun {
 	OPS_RUN_WORKER, /* in an executor worker inside the target namespace */
-	OPS_RUN_LIST,	/* in the event loop: listmount/statmount ask no filesystem */
 	OPS_RUN_WATCH,	/* a stream, in the event loop (watch.c) */
 } OpsRun;
 

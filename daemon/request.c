@@ -422,7 +422,8 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	free(reason);
 	r = authorize(&c->caller, c->method->name, t->target, t->image, t->fstype, t->attributes,
 		      &reason);
-	if (r == -EACCES && c->method->run == OPS_RUN_WORKER && !streq(c->method->name, "Info")) {
+	if (r == -EACCES && c->method->run == OPS_RUN_WORKER &&
+	    !policy_method_reads(c->method->name)) {
 		*ret_reason = TAKE_PTR(reason);
 		return 2;
 	}
@@ -454,31 +455,12 @@ static void request_freep(void **req, const OpsMethod *m)
 static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
 			 int trace_fd)
 {
-	const OpsMethod *m = c->method;
-	int r;
+	int r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
 
-	if (m->run == OPS_RUN_WORKER) {
-		r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
-		if (r < 0) {
-			_cleanup_(mnt_log_done) MntLog log = {};
-
-			answer_failure(c, req, r, &log);
-		}
-	} else {
+	if (r < 0) {
 		_cleanup_(mnt_log_done) MntLog log = {};
-		OpsResult res = OPS_RESULT_NULL;
-		RequestAnswer a = {};
-		int fd = -EBADF;
 
-		r = m->execute(req, &res, &log);
-		if (r >= 0)
-			r = ops_reply_encode(m, &res, &log, &a.parameters, &fd);
-		safe_close(fd);
-		m->result_done(&res);
-		if (r < 0)
-			answer_failure(c, req, r, &log);
-		else
-			answer(c, &a);
+		answer_failure(c, req, r, &log);
 	}
 }
 
