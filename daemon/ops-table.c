@@ -1104,7 +1104,9 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
 
 static int answer(json_object *reply, char **ret)
 {
-	const char *s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+	/* As the varlink server writes it: mountd may pass it on verbatim. */
+	const char *s = json_object_to_json_string_ext(
+		reply, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
 	if (!s)
 		return -ENOMEM;
