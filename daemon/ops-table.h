@@ -152,6 +152,9 @@ void ops_field_idl_type(const JsonDispatch *e, char *buf, size_t size);
 
 /* JSON of one mount / the attributes, shared by List, Watch and D-Bus. */
 json_object *ops_mount_entry_to_json(const OpsMountEntry *e);
+/* The JSON text of a List reply's mounts as List writes it, directly from
+ * the entries (for the tests: it must equal ops_mount_entry_to_json()'s). */
+char *ops_mounts_to_text(const OpsListResult *res);
 
 /*
  * Errors: one mapping for both front ends, from a failed operation (or a
