@@ -290,6 +290,7 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 		_exit(1);
 	sock = 3;
 	nsfs = 4;
+	worker_keep_host_dirs();
 	if (caps_worker() < 0 || setns(nsfs, CLONE_NEWNS) < 0 || worker_set_home(nsfs) < 0)
 		_exit(1);
 

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
@@ -15,6 +17,7 @@
 
 #include "loopdev.h"
 #include "util.h"
+#include "worker.h"
 
 void loopdev_done(LoopDev *d)
 {
@@ -94,6 +97,8 @@ static int find_partition_by_type(const char *node, const char *type, uint32_t *
 
 	if (!pr)
 		return -errno ?: -ENOMEM;
+	/* The table only: no filesystem probing of the whole disk. */
+	blkid_probe_enable_superblocks(pr, 0);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 	if (blkid_do_safeprobe(pr) == 0 && (pl = blkid_probe_get_partitions(pr))) {
@@ -114,18 +119,44 @@ static int find_partition_by_type(const char *node, const char *type, uint32_t *
 	return r;
 }
 
-/* The kernel adds partition nodes to devtmpfs asynchronously to the ioctl;
- * wait briefly for it. */
-static int wait_for_node(const char *node)
+/* The partition node of loop device nr (whole_fd).  LOOP_CONFIGURE with
+ * LO_FLAGS_PARTSCAN scans the table before it returns, so sysfs knows at
+ * once whether the partition exists: no waiting for one that never comes.
+ * devtmpfs has made its node by then too; where /dev is filled by someone
+ * else (udev), its creation is waited for with inotify, not by polling.
+ * sysfs is the host's, which a worker keeps (the target's may have none). */
+static int partition_node(int whole_fd, int nr, uint32_t partition, char **ret)
 {
-	for (int i = 0; i < 200; i++) {
-		struct stat st;
+	int sys = worker_host_dir(WORKER_HOST_SYS_DEV_BLOCK);
+	_cleanup_close_ int in = -EBADF;
+	_cleanup_free_ char *node = NULL;
+	char part[96];
+	struct stat st;
 
-		if (stat(node, &st) == 0 && S_ISBLK(st.st_mode))
-			return 0;
-		nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+	if (fstat(whole_fd, &st) < 0)
+		return negative_errno();
+	snprintf(part, sizeof(part), "%s%u:%u/loop%dp%u", sys >= 0 ? "" : "/sys/dev/block/",
+		 major(st.st_rdev), minor(st.st_rdev), nr, partition);
+	if (faccessat(sys >= 0 ? sys : AT_FDCWD, part, F_OK, 0) < 0)
+		return -ENXIO;
+	if (asprintf(&node, "/dev/loop%dp%u", nr, partition) < 0)
+		return -ENOMEM;
+	if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		/* Watch, then look again: a node made in between is not missed. */
+		in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (in >= 0 && inotify_add_watch(in, "/dev", IN_CREATE | IN_MOVED_TO) < 0)
+			in = safe_close(in);
 	}
-	return -ENXIO;
+	for (int waited = 0; stat(node, &st) < 0 || !S_ISBLK(st.st_mode); waited++) {
+		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+		struct pollfd p = {.fd = in, .events = POLLIN};
+
+		if (in < 0 || waited >= 20 || poll(&p, 1, 100) < 0 ||
+		    (read(in, buf, sizeof(buf)) < 0 && errno != EAGAIN))
+			return -ENXIO;
+	}
+	*ret = TAKE_PTR(node);
+	return 0;
 }
 
 int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
@@ -156,11 +187,8 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 			}
 		}
 		free(d.node);
-		if (asprintf(&d.node, "/dev/loop%dp%u", nr, partition) < 0) {
-			d.node = NULL;
-			return -ENOMEM;
-		}
-		r = wait_for_node(d.node);
+		d.node = NULL;
+		r = partition_node(d.fd, nr, partition, &d.node);
 		if (mnt_log_result(log, "loop:partition", start, r) < 0)
 			return r;
 	}

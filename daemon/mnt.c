@@ -456,6 +456,18 @@ int mnt_statmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct sta
 	}
 }
 
+int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount *ret)
+{
+	struct mnt_id_req req = {
+		.size = sizeof(req),
+		.mnt_id = mnt_id,
+		.param = mask,
+		.mnt_ns_id = mnt_ns_id,
+	};
+
+	return syscall(__NR_statmount, &req, ret, sizeof(*ret), 0) < 0 ? negative_errno() : 0;
+}
+
 const char *mnt_propagation_to_string(uint64_t prop)
 {
 	/* MS_SHARED etc., as statmount reports them. */

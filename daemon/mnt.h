@@ -138,6 +138,8 @@ int mnt_listmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t **ret, size_t *r
 /* statmount(); *ret is malloc'd and large enough for the strings. */
 struct statmount;
 int mnt_statmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount **ret);
+/* The same for masks without strings (SB_BASIC, MNT_BASIC), into *ret. */
+int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount *ret);
 
 /* Names for MOUNT_ATTR_* and MS_* propagation values, for replies. */
 const char *mnt_propagation_to_string(uint64_t prop);

@@ -1,14 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * List: the mounts of a namespace with their topology, from listmount() and
- * statmount() given the namespace's id, so no worker is needed.  statmount()
- * of 6.12 has no mount source; when a process of the namespace is known it
- * comes from that process's mountinfo, matched by the old mount id.  What
- * mountinfo cannot say, findmnt works out, and so do we: "/dev/root" (the
- * kernel's name for the device of root=) becomes the real device node.
+ * List: the mounts of a namespace with their topology.  listmount() gives
+ * the IDs, statmount(SB_BASIC|MNT_BASIC) - no strings, nothing asked of a
+ * filesystem - the numbers, and one mountinfo of the namespace the strings,
+ * the source among them (6.12's statmount() has none), each line matched
+ * to its mount by the old ID through a sorted index.  List runs in a worker
+ * that has joined the namespace, which reads its own mountinfo, so every
+ * namespace has its sources; Watch, in the event loop, reads that of a
+ * process of the namespace when it knows one.  A mount mountinfo does not
+ * show (mounted in between) gets its strings from statmount().
+ *
+ * Not fsinfo()'s walk (FSINFO_FLAG_WALK_MOUNTS), though it is faster: its
+ * records carry statfs(), which waits for ever on a FUSE mount whose
+ * server does not answer, and one such mount would make List hang.
+ *
+ * What mountinfo cannot say, findmnt works out, and so do we: "/dev/root"
+ * (the kernel's name for the device of root=) becomes the real device node.
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +27,7 @@
 
 #include "ops-internal.h"
 #include "util.h"
+#include "worker.h"
 
 void ops_mount_entry_done(OpsMountEntry *e)
 {
@@ -50,9 +62,9 @@ static char *sm_string(const struct statmount *sm, uint64_t flag, uint32_t off)
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unoctal(char *s)
+static char *unoctal(char *s)
 {
-	char *d = s;
+	char *d = s, *start = s;
 
 	for (; *s; s++) {
 		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
@@ -63,21 +75,24 @@ static void unoctal(char *s)
 			*d++ = *s;
 	}
 	*d = 0;
+	return start;
 }
 
 /* The device node of a block device number as udev names it in /dev: the
  * kernel name /sys/dev/block links to, with '!' for '/' ("cciss!c0d0").
- * NULL when it is no block device (0:N) or sysfs does not know it. */
+ * NULL when it is no block device (0:N) or sysfs does not know it.  A
+ * worker asks the host's sysfs, which it kept. */
 static char *block_device_node(uint32_t major, uint32_t minor)
 {
+	int dir = worker_host_dir(WORKER_HOST_SYS_DEV_BLOCK);
 	char link[64], target[PATH_MAX];
 	char *name, *node = NULL;
 	ssize_t n;
 
 	if (major == 0)
 		return NULL;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major, minor);
-	n = readlink(link, target, sizeof(target) - 1);
+	snprintf(link, sizeof(link), "%s%u:%u", dir >= 0 ? "" : "/sys/dev/block/", major, minor);
+	n = readlinkat(dir >= 0 ? dir : AT_FDCWD, link, target, sizeof(target) - 1);
 	if (n <= 0)
 		return NULL;
 	target[n] = 0;
@@ -89,6 +104,16 @@ static char *block_device_node(uint32_t major, uint32_t minor)
 	if (asprintf(&node, "/dev/%s", name) < 0)
 		return NULL;
 	return node;
+}
+
+/* The source as findmnt shows it. */
+static char *entry_source(const OpsMountEntry *e, const char *source)
+{
+	char *s = NULL;
+
+	if (streq(source, "/dev/root"))
+		s = block_device_node(e->dev_major, e->dev_minor);
+	return s ?: strdup(source);
 }
 
 /* The options as mountinfo's super options, which lead with the
@@ -105,47 +130,109 @@ static char *super_options(const struct statmount *sm)
 	return s;
 }
 
-static void fill_sources(pid_t pid, OpsListResult *res)
+/* The strings of a mount mountinfo did not show, from statmount() (no
+ * source). */
+static int strings_from_statmount(uint64_t mnt_ns_id, OpsMountEntry *e)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	size_t size = 0;
-	char p[64];
+	_cleanup_free_ struct statmount *sm = NULL;
+	int r = mnt_statmount(mnt_ns_id, e->id,
+			      STATMOUNT_SB_BASIC | STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT |
+				      STATMOUNT_FS_TYPE | STATMOUNT_MNT_OPTS,
+			      &sm);
 
-	snprintf(p, sizeof(p), "/proc/%d/mountinfo", (int)pid);
-	f = fopen(p, "re");
-	if (!f)
-		return; /* sources are best effort */
-	while (getline(&line, &size, f) > 0) {
-		unsigned id;
-		char *sep, *source;
-
-		if (sscanf(line, "%u ", &id) != 1)
-			continue;
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		/* " - fstype source superopts" */
-		source = strchr(sep + 3, ' ');
-		if (!source)
-			continue;
-		source++;
-		source[strcspn(source, " \n")] = 0;
-		unoctal(source);
-		for (size_t i = 0; i < res->n_mounts; i++)
-			if (res->mounts[i].id_old == id && !res->mounts[i].source) {
-				OpsMountEntry *e = &res->mounts[i];
-
-				if (streq(source, "/dev/root"))
-					e->source = block_device_node(e->dev_major, e->dev_minor);
-				if (!e->source)
-					e->source = strdup(source);
-				break;
-			}
-	}
+	if (r < 0)
+		return r;
+	e->fstype = sm_string(sm, STATMOUNT_FS_TYPE, sm->fs_type);
+	e->root = sm_string(sm, STATMOUNT_MNT_ROOT, sm->mnt_root);
+	e->mount_point = sm_string(sm, STATMOUNT_MNT_POINT, sm->mnt_point);
+	e->options = super_options(sm);
+	return e->fstype && e->root && e->mount_point && e->options ? 0 : -ENOMEM;
 }
 
-int ops_list_by_id(uint64_t mnt_ns_id, pid_t pid, OpsListResult *ret, MntLog *log)
+static int by_old_id(const void *a, const void *b)
+{
+	uint32_t x = (*(OpsMountEntry *const *)a)->id_old, y = (*(OpsMountEntry *const *)b)->id_old;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The next space-separated field of a mountinfo line, NUL-terminated. */
+static char *field(char **p)
+{
+	char *s = *p, *end;
+
+	if (!s)
+		return NULL;
+	end = strchr(s, ' ');
+	if (end)
+		*end++ = 0;
+	*p = end;
+	return s;
+}
+
+/* "ID PARENT MAJ:MIN ROOT POINT OPTS [OPTIONAL...] - TYPE SOURCE SUPER" into
+ * the entry with that old ID (and that parent and device: an old ID freed
+ * and taken again since statmount() names another mount). */
+static int fill_from_line(char *line, OpsMountEntry **index, size_t n)
+{
+	OpsMountEntry key, *k = &key, **found, *e;
+	char *p = line, *root, *point, *fstype, *source, *super, *f;
+	unsigned id, parent, major, minor;
+
+	line[strcspn(line, "\n")] = 0;
+	if (sscanf(field(&p) ?: "", "%u", &id) != 1 ||
+	    sscanf(field(&p) ?: "", "%u", &parent) != 1 ||
+	    sscanf(field(&p) ?: "", "%u:%u", &major, &minor) != 2)
+		return 0;
+	root = field(&p);
+	point = field(&p);
+	while ((f = field(&p)) && !streq(f, "-"))
+		; /* the mount options and the optional fields */
+	fstype = field(&p);
+	source = field(&p);
+	super = field(&p);
+	if (!root || !point || !fstype || !source || !super)
+		return 0;
+	key.id_old = id;
+	found = bsearch(&k, index, n, sizeof(*index), by_old_id);
+	if (!found)
+		return 0;
+	e = *found;
+	if (e->fstype || e->parent_id_old != parent || e->dev_major != major ||
+	    e->dev_minor != minor)
+		return 0;
+	e->fstype = strdup(unoctal(fstype));
+	e->root = strdup(unoctal(root));
+	e->mount_point = strdup(unoctal(point));
+	e->source = entry_source(e, unoctal(source));
+	/* As mountinfo writes them: the options of the IDL. */
+	e->options = strdup(super);
+	return e->fstype && e->root && e->mount_point && e->source && e->options ? 0 : -ENOMEM;
+}
+
+static int fill_from_mountinfo(FILE *f, OpsListResult *res)
+{
+	_cleanup_free_ OpsMountEntry **index = calloc(res->n_mounts ?: 1, sizeof(*index));
+	_cleanup_free_ char *line = NULL;
+	size_t size = 0;
+	int r;
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < res->n_mounts; i++)
+		index[i] = &res->mounts[i];
+	qsort(index, res->n_mounts, sizeof(*index), by_old_id);
+	while (getline(&line, &size, f) > 0) {
+		r = fill_from_line(line, index, res->n_mounts);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The mounts of namespace mnt_ns_id; strings from mountinfo (may be NULL:
+ * then all from statmount(), with no sources). */
+static int list_mounts(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult *ret, MntLog *log)
 {
 	_cleanup_(ops_list_result_done) OpsListResult res = {};
 	_cleanup_free_ uint64_t *ids = NULL;
@@ -162,45 +249,81 @@ int ops_list_by_id(uint64_t mnt_ns_id, pid_t pid, OpsListResult *ret, MntLog *lo
 	if (!res.mounts)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ struct statmount *sm = NULL;
-		OpsMountEntry *e = &res.mounts[res.n_mounts];
+		struct statmount sm;
 
-		r = mnt_statmount(mnt_ns_id, ids[i],
-				  STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_MNT_ROOT |
-					  STATMOUNT_MNT_POINT | STATMOUNT_FS_TYPE |
-					  STATMOUNT_MNT_OPTS,
-				  &sm);
+		r = mnt_statmount_fixed(mnt_ns_id, ids[i], STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC,
+					&sm);
 		if (r == -ENOENT)
 			continue; /* unmounted since listmount() */
 		if (r < 0) {
 			mnt_log_fail(log, "statmount");
 			return r;
 		}
-		*e = (OpsMountEntry){
-			.id = sm->mnt_id,
-			.parent_id = sm->mnt_parent_id,
-			.id_old = sm->mnt_id_old,
-			.parent_id_old = sm->mnt_parent_id_old,
-			.dev_major = sm->sb_dev_major,
-			.dev_minor = sm->sb_dev_minor,
-			.attr = sm->mnt_attr,
-			.propagation = sm->mnt_propagation,
-			.peer_group = sm->mnt_peer_group,
-			.master = sm->mnt_master,
+		res.mounts[res.n_mounts++] = (OpsMountEntry){
+			.id = sm.mnt_id,
+			.parent_id = sm.mnt_parent_id,
+			.id_old = sm.mnt_id_old,
+			.parent_id_old = sm.mnt_parent_id_old,
+			.dev_major = sm.sb_dev_major,
+			.dev_minor = sm.sb_dev_minor,
+			.attr = sm.mnt_attr,
+			.propagation = sm.mnt_propagation,
+			.peer_group = sm.mnt_peer_group,
+			.master = sm.mnt_master,
 		};
-		e->fstype = sm_string(sm, STATMOUNT_FS_TYPE, sm->fs_type);
-		e->root = sm_string(sm, STATMOUNT_MNT_ROOT, sm->mnt_root);
-		e->mount_point = sm_string(sm, STATMOUNT_MNT_POINT, sm->mnt_point);
-		e->options = super_options(sm);
-		res.n_mounts++;
-		if (!e->fstype || !e->root || !e->mount_point || !e->options)
-			return -ENOMEM;
 	}
-	if (pid > 0)
-		fill_sources(pid, &res);
+	if (mountinfo) {
+		r = fill_from_mountinfo(mountinfo, &res);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < res.n_mounts; i++) {
+		OpsMountEntry *e = &res.mounts[i];
+
+		if (e->fstype)
+			continue;
+		r = strings_from_statmount(mnt_ns_id, e);
+		if (r == -ENOENT) { /* unmounted meanwhile */
+			ops_mount_entry_done(e);
+			memmove(e, e + 1, sizeof(*e) * (res.n_mounts - i - 1));
+			res.n_mounts--;
+			i--;
+			continue;
+		}
+		if (r < 0) {
+			mnt_log_fail(log, "statmount");
+			return r;
+		}
+	}
 	*ret = res;
 	res = (OpsListResult){};
 	return 0;
+}
+
+int ops_list_by_id(uint64_t mnt_ns_id, pid_t pid, OpsListResult *ret, MntLog *log)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char p[64];
+
+	if (pid > 0) {
+		snprintf(p, sizeof(p), "/proc/%d/mountinfo", (int)pid);
+		f = fopen(p, "re");
+	}
+	return list_mounts(mnt_ns_id, f, ret, log);
+}
+
+/* The worker's own mountinfo, its namespace's, through the host's /proc
+ * (a container's /proc shows no process outside its pid namespace). */
+static FILE *own_mountinfo(void)
+{
+	int proc = worker_host_dir(WORKER_HOST_PROC);
+	int fd = proc >= 0 ? openat(proc, "thread-self/mountinfo", O_RDONLY | O_CLOEXEC)
+			   : open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
 }
 
 /* A process in the namespace, for its mountinfo; 0 if none is known. */
@@ -215,8 +338,10 @@ pid_t ops_namespace_pid(const OpsNamespace *ns)
 	return 0;
 }
 
+/* In a worker that has joined the namespace (ops-table.c). */
 int ops_list(const OpsListRequest *r, OpsListResult *ret, MntLog *log)
 {
+	_cleanup_fclose_ FILE *f = NULL;
 	const char *field;
 	uint64_t ns_id;
 	int k;
@@ -228,5 +353,6 @@ int ops_list(const OpsListRequest *r, OpsListResult *ret, MntLog *log)
 	k = ops_namespace_id(&r->ns, &ns_id, log);
 	if (k < 0)
 		return k;
-	return ops_list_by_id(ns_id, ops_namespace_pid(&r->ns), ret, log);
+	f = own_mountinfo();
+	return list_mounts(ns_id, f, ret, log);
 }

@@ -31,7 +31,6 @@
 /* Where a method runs. */
 typedef enum OpsRun {
 	OPS_RUN_WORKER, /* in an executor worker inside the target namespace */
-	OPS_RUN_LIST,	/* in the event loop: listmount/statmount ask no filesystem */
 	OPS_RUN_WATCH,	/* a stream, in the event loop (watch.c) */
 } OpsRun;
 
@@ -153,6 +152,9 @@ void ops_field_idl_type(const JsonDispatch *e, char *buf, size_t size);
 
 /* JSON of one mount / the attributes, shared by List, Watch and D-Bus. */
 json_object *ops_mount_entry_to_json(const OpsMountEntry *e);
+/* The JSON text of a List reply's mounts as List writes it, directly from
+ * the entries (for the tests: it must equal ops_mount_entry_to_json()'s). */
+char *ops_mounts_to_text(const OpsListResult *res);
 
 /*
  * Errors: one mapping for both front ends, from a failed operation (or a

@@ -397,7 +397,7 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 			*ret_why = p->rules[i].allow ? "allowed by a rule" : "denied by a rule";
 			return p->rules[i].allow ? 0 : -EPERM;
 		}
-	if (strv_contains((char **)read_methods, req->method) &&
+	if (policy_method_reads(req->method) &&
 	    ((req->ns_owner != (uid_t)-1 && req->ns_owner == caller->uid) ||
 	     (req->process_owner != (uid_t)-1 && req->process_owner == caller->uid))) {
 		*ret_why = "reading a namespace of the caller's";
@@ -405,6 +405,11 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 	}
 	*ret_why = "no rule allows it";
 	return -EPERM;
+}
+
+bool policy_method_reads(const char *method)
+{
+	return strv_contains((char **)read_methods, method);
 }
 
 uid_t policy_namespace_owner(int mntns_fd)

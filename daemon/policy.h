@@ -84,5 +84,7 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 /* The owner of the user namespace owning mount namespace mntns_fd, or
  * (uid_t)-1. */
 uid_t policy_namespace_owner(int mntns_fd);
+/* Info, List, Watch: methods that only read. */
+bool policy_method_reads(const char *method);
 /* The uid owning process pid (the owner of /proc/PID), or (uid_t)-1. */
 uid_t policy_process_owner(pid_t pid);

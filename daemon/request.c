@@ -183,6 +183,45 @@ static void pending_dec(void)
 		idle_cb(idle_userdata);
 }
 
+static int serialize_text(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const char *text = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, text, (int)strlen(text));
+}
+
+static void free_text(json_object *o, void *userdata)
+{
+	(void)o;
+	free(userdata);
+}
+
+/* The parameters of a worker's success reply, {"parameters":P} (the only
+ * key: an error's text starts with "error"), as an object that serializes
+ * to P as the worker wrote it: a List of many mounts is neither parsed nor
+ * written again here.  NULL when the text has another shape.  Its bytes
+ * end at the first NUL, so they cannot split the varlink stream. */
+static json_object *parameters_as_text(char **text)
+{
+	static const char prefix[] = "{\"parameters\":";
+	const size_t skip = sizeof(prefix) - 1;
+	size_t n = *text ? strlen(*text) : 0;
+	json_object *o;
+
+	if (n <= skip + 2 || strncmp(*text, prefix, skip) != 0 || (*text)[n - 1] != '}' ||
+	    (*text)[skip] != '{')
+		return NULL;
+	o = json_object_new_object();
+	if (!o)
+		return NULL;
+	memmove(*text, *text + skip, n - skip - 1);
+	(*text)[n - skip - 1] = 0;
+	json_object_set_serializer(o, serialize_text, TAKE_PTR(*text), free_text);
+	return o;
+}
+
 static void job_done(int r, ExecReply *reply, void *userdata)
 {
 	Job *j = userdata;
@@ -190,7 +229,9 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	_cleanup_json_ json_object *msg = NULL;
 	json_object *v;
 
-	if (r >= 0) {
+	if (r >= 0 && j->call.parameters_as_text)
+		a.parameters = parameters_as_text(&reply->json);
+	if (r >= 0 && !a.parameters) {
 		msg = reply->json ? json_tokener_parse(reply->json) : NULL;
 		if (!msg || !json_object_is_type(msg, json_type_object))
 			r = -EBADMSG;
@@ -205,11 +246,12 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 			mnt_log_fail(&log, "worker");
 		answer_failure(&j->call, &info, r, &log);
 	} else {
-		if (json_object_object_get_ex(msg, "error", &v))
+		if (msg && json_object_object_get_ex(msg, "error", &v))
 			a.error = json_object_get_string(v);
-		if (json_object_object_get_ex(msg, "parameters", &v))
+		/* Unless it is the worker's text, as it is. */
+		if (!a.parameters && json_object_object_get_ex(msg, "parameters", &v))
 			a.parameters = json_object_get(v);
-		else
+		else if (!a.parameters)
 			a.parameters = json_object_new_object();
 		a.fds = TAKE_PTR(reply->fds);
 		a.n_fds = reply->n_fds;
@@ -422,7 +464,8 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	free(reason);
 	r = authorize(&c->caller, c->method->name, t->target, t->image, t->fstype, t->attributes,
 		      &reason);
-	if (r == -EACCES && c->method->run == OPS_RUN_WORKER && !streq(c->method->name, "Info")) {
+	if (r == -EACCES && c->method->run == OPS_RUN_WORKER &&
+	    !policy_method_reads(c->method->name)) {
 		*ret_reason = TAKE_PTR(reason);
 		return 2;
 	}
@@ -454,31 +497,12 @@ static void request_freep(void **req, const OpsMethod *m)
 static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
 			 int trace_fd)
 {
-	const OpsMethod *m = c->method;
-	int r;
+	int r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
 
-	if (m->run == OPS_RUN_WORKER) {
-		r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
-		if (r < 0) {
-			_cleanup_(mnt_log_done) MntLog log = {};
-
-			answer_failure(c, req, r, &log);
-		}
-	} else {
+	if (r < 0) {
 		_cleanup_(mnt_log_done) MntLog log = {};
-		OpsResult res = OPS_RESULT_NULL;
-		RequestAnswer a = {};
-		int fd = -EBADF;
 
-		r = m->execute(req, &res, &log);
-		if (r >= 0)
-			r = ops_reply_encode(m, &res, &log, &a.parameters, &fd);
-		safe_close(fd);
-		m->result_done(&res);
-		if (r < 0)
-			answer_failure(c, req, r, &log);
-		else
-			answer(c, &a);
+		answer_failure(c, req, r, &log);
 	}
 }
 

@@ -42,6 +42,10 @@ typedef struct RequestCall {
 	 * (NULL: the front end cannot, as with D-Bus). */
 	void (*drop_fd)(size_t index, void *userdata);
 	void *userdata;
+	/* The front end only writes an answer's parameters out as JSON
+	 * (varlink): a worker's reply may reach it as an object that
+	 * serializes to the worker's text, not parsed and written again. */
+	bool parameters_as_text;
 	/* request.c's: what authorized it (the policy line, polkit), for the
 	 * audit record; the front ends leave it NULL. */
 	const char *authorized_by;

@@ -71,6 +71,7 @@ static int vm_call_new(VarlinkCall *call, json_object *parameters, RequestCall *
 		.fds = v->fds,
 		.n_fds = n,
 		.caller = {.id = {.uid = uc.uid, .gid = uc.gid}, .pid = uc.pid},
+		.parameters_as_text = true,
 	};
 	rc->caller.pidfd = varlink_call_get_peer_pidfd(call);
 	if (rc->caller.pidfd < 0)

@@ -29,6 +29,25 @@ int worker_set_home(int home_ns_fd)
 	return 0;
 }
 
+static int host_dirs[_WORKER_HOST_DIR_MAX] = {-EBADF, -EBADF};
+
+void worker_keep_host_dirs(void)
+{
+	static const char *const paths[_WORKER_HOST_DIR_MAX] = {
+		[WORKER_HOST_PROC] = "/proc",
+		[WORKER_HOST_SYS_DEV_BLOCK] = "/sys/dev/block",
+	};
+
+	/* Best effort: without them the target's own paths serve. */
+	for (size_t i = 0; i < _WORKER_HOST_DIR_MAX; i++)
+		host_dirs[i] = open(paths[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+int worker_host_dir(WorkerHostDir d)
+{
+	return host_dirs[d];
+}
+
 static bool same_namespace(int a, int b)
 {
 	struct stat sa, sb;

@@ -40,6 +40,21 @@ void worker_reply_done(WorkerReply *r);
 typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log,
 			WorkerReply *reply);
 
+/* Directories of mountd's own namespace that a worker opens before it
+ * joins its target (worker_keep_host_dirs()) and keeps: its own mountinfo
+ * is readable through the host's /proc whatever /proc the target has (a
+ * container's shows no process outside its pid namespace), and block
+ * devices are named after the host's /sys.  -EBADF in mountd itself, where
+ * the absolute paths serve. */
+typedef enum WorkerHostDir {
+	WORKER_HOST_PROC,	   /* /proc */
+	WORKER_HOST_SYS_DEV_BLOCK, /* /sys/dev/block */
+	_WORKER_HOST_DIR_MAX,
+} WorkerHostDir;
+
+void worker_keep_host_dirs(void);
+int worker_host_dir(WorkerHostDir d);
+
 /* In an executor worker, which has joined home_ns_fd's namespace for good
  * (the fd is kept): worker_run() may be called from now on. */
 int worker_set_home(int home_ns_fd);

@@ -26,11 +26,13 @@
 #include "mnt.h"
 #include "tap.h"
 #include "util.h"
+#include "worker.h"
 
 /* The handler: "pid" answers the worker's pid; "fd" the inode of fds[0]
  * and a dup of it; "sleep N" sleeps N ms first; "block" reads fds[0] to
  * EOF first; "crash" aborts; "echo ..."
- * answers the text itself; "inherited N" whether fd N is open. */
+ * answers the text itself; "inherited N" whether fd N is open, and not one
+ * the worker opened itself (worker_keep_host_dirs()). */
 static int handler(const char *request, int *fds, size_t n_fds, ExecReply *ret)
 {
 	char buf[128];
@@ -53,8 +55,14 @@ static int handler(const char *request, int *fds, size_t n_fds, ExecReply *ret)
 		ret->json = strdup(request + 5);
 		return ret->json ? 0 : -ENOMEM;
 	}
-	if (strncmp(request, "inherited ", 10) == 0)
-		snprintf(buf, sizeof(buf), "%d", fcntl(atoi(request + 10), F_GETFD) >= 0);
+	if (strncmp(request, "inherited ", 10) == 0) {
+		int fd = atoi(request + 10);
+		bool own = false;
+
+		for (int d = 0; d < _WORKER_HOST_DIR_MAX; d++)
+			own = own || fd == worker_host_dir(d);
+		snprintf(buf, sizeof(buf), "%d", !own && fcntl(fd, F_GETFD) >= 0);
+	}
 	else if (streq(request, "fd") && n_fds == 1) {
 		struct stat st;
 

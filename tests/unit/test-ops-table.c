@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/mount.h>
+
 #include "ops-table.h"
 #include "tap.h"
 #include "util.h"
@@ -233,6 +235,65 @@ static void compare_reply(const OpsMethod *m, const IdlBlock *b)
 	   b->n_out);
 }
 
+/* List writes its mounts straight from the entries: the text must be what
+ * json-c makes of ops_mount_entry_to_json(), byte for byte. */
+static void test_mounts_text(void)
+{
+	OpsMountEntry m[] = {
+		{.id = 0x100000001ULL,
+		 .parent_id = 0x100000001ULL,
+		 .id_old = 21,
+		 .parent_id_old = 1,
+		 .dev_major = 254,
+		 .dev_minor = 1,
+		 .fstype = (char *)"ext4",
+		 .source = (char *)"/dev/vda",
+		 .root = (char *)"/",
+		 .mount_point = (char *)"/",
+		 .options = (char *)"rw,relatime",
+		 .attr = MOUNT_ATTR_RELATIME,
+		 .propagation = 1 << 20,
+		 .peer_group = 1},
+		{.id = UINT64_MAX,
+		 .parent_id = 7,
+		 .id_old = UINT32_MAX,
+		 .parent_id_old = 0,
+		 .fstype = (char *)"fuse.x\"y",
+		 .source = (char *)"a \\ b\n\t\x01\x1f\x7f é",
+		 .root = (char *)"/r/",
+		 .mount_point = (char *)"/mnt/a b/\"q\"",
+		 .options = NULL,
+		 .attr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOATIME |
+			 MOUNT_ATTR_IDMAP,
+		 .propagation = 1 << 19,
+		 .master = 3},
+		{.fstype = NULL,
+		 .source = NULL,
+		 .root = NULL,
+		 .mount_point = NULL,
+		 .attr = MOUNT_ATTR_STRICTATIME | MOUNT_ATTR_NODIRATIME | MOUNT_ATTR_NOSYMFOLLOW,
+		 .propagation = 1 << 17},
+	};
+	OpsListResult res = {.mounts = m, .n_mounts = 3}, none = {};
+	json_object *a = json_object_new_array();
+	char *text, *empty;
+	const char *want;
+
+	for (size_t i = 0; i < res.n_mounts; i++)
+		json_object_array_add(a, ops_mount_entry_to_json(&m[i]));
+	want = json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = ops_mounts_to_text(&res);
+	ok(text && streq(text, want), "List's mounts as text equal json-c's of the entries");
+	if (text && !streq(text, want))
+		fprintf(stderr, "# got  %s\n# want %s\n", text, want);
+	empty = ops_mounts_to_text(&none);
+	ok(empty && streq(empty, "[]"), "no mounts: []");
+	free(text);
+	free(empty);
+	json_object_put(a);
+}
+
 int main(int argc, char **argv)
 {
 	const char *idl = argc > 1 ? argv[1] : "daemon/io.mountd.Mount.varlink";
@@ -240,6 +301,7 @@ int main(int argc, char **argv)
 	int r;
 
 	r = parse_idl(idl);
+	test_mounts_text();
 	ok(r == 0 && n_blocks > 0, "%s parses (%zu declarations)", idl, n_blocks);
 	if (r < 0)
 		return tap_done();
