@@ -9,7 +9,8 @@ oci: $(B)/mountd
 	@container/oci-build $(B)/mountd
 
 # The bundle goes to /usr/lib/mountd/oci (config.json, rootfs/); the
-# launcher adapts it to the host it runs on (mountd-container(8)).
+# launcher adapts it to the host it runs on.  The rootfs is a portable
+# service image too, found by its name in /usr/lib/portables.
 install-oci: $(B)/mountd
 	@bundle=$$(container/oci-build $(B)/mountd) && \
 		install -d $(DESTDIR)/usr/lib/mountd && \
@@ -19,4 +20,6 @@ install-oci: $(B)/mountd
 	install -D -m644 container/mountd-container.service \
 		$(DESTDIR)/usr/lib/systemd/system/mountd-container.service
 	install -d -m755 $(DESTDIR)/etc/mountd
+	install -d $(DESTDIR)/usr/lib/portables
+	ln -sfn /usr/lib/mountd/oci/rootfs $(DESTDIR)/usr/lib/portables/mountd
 INSTALL_TARGETS += install-oci
