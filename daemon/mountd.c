@@ -205,6 +205,11 @@ int main(int argc, char **argv)
 	if (r <= 0)
 		return r < 0 ? 2 : 0;
 	umask(0022);
+	r = caps_bound();
+	if (r < 0) {
+		fprintf(stderr, "mountd: capabilities: %s\n", strerror(-r));
+		return 1;
+	}
 
 	/* A policy that does not parse is not guessed at, nor does it lock
 	 * root out: only root is served until a good one is loaded. */
