@@ -89,6 +89,38 @@ check_output "  the mounts it made for its callers stay" '^tmpfs$' \
 	nsenter -t $target -m findmnt -n -o FSTYPE /mnt/from-container
 kill $target $container
 
+# ---- a container given every capability, as a privileged pod is: mountd
+# keeps its seven all the same (caps_bound)
+mkdir -p $work/priv
+python3 - $OCI/config.json $work/priv/config.json <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = "/usr/lib/mountd/oci/rootfs"
+every = ("CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP "
+         "LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER "
+         "SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE "
+         "SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE AUDIT_WRITE AUDIT_CONTROL SETFCAP "
+         "MAC_OVERRIDE MAC_ADMIN SYSLOG WAKE_ALARM BLOCK_SUSPEND AUDIT_READ PERFMON BPF "
+         "CHECKPOINT_RESTORE").split()
+for s in ("bounding", "effective", "permitted", "inheritable", "ambient"):
+    c["process"]["capabilities"][s] = ["CAP_" + x for x in every]
+c["process"]["noNewPrivileges"] = False
+json.dump(c, open(sys.argv[2], "w"))
+PY
+rm -f $SOCK
+MOUNTD_OCI_BUNDLE=$work/priv /usr/libexec/mountd-container mountd-priv 2>$work/priv.log &
+runner=$!
+wait_sock() { for _ in $(seq 300); do [ -S $SOCK ] && return 0; sleep 0.1; done; return 1; }
+check "mountd starts in a container with every capability" wait_sock
+pid=$(crun state mountd-priv 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+check_output "  its bounding set is the seven all the same" '^CapBnd:[[:space:]]+00000000002c00c6$' \
+	cat /proc/$pid/status
+check_output "  permitted the seven, nothing inheritable or ambient" \
+	'CapInh:[[:space:]]+0+ CapPrm:[[:space:]]+00000000002c00c6 .*CapAmb:[[:space:]]+0+$' \
+	bash -c "grep ^Cap /proc/$pid/status | tr '\n' ' ' | sed 's/ $//'"
+crun kill mountd-priv TERM
+check "  it stops" wait $runner
+
 # ---- as a node runs it: mountd-container.service
 unset MOUNTD_POLICY
 check "systemctl start mountd-container.service" systemctl start mountd-container.service
