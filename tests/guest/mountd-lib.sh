@@ -95,7 +95,13 @@ stop_mountd() {
 }
 
 rerun_containerised() {
-	local t=$1 line log= rc=0
+	local t=$1 line log= rc=0 cursor
+	# Anything in mountd.service's journal from here on would mean that
+	# systemd started the host's mountd (bus activation, the socket) and
+	# it served some of the cases: it journals every request it answers.
+	systemctl stop mountd.socket mountd.service 2>/dev/null
+	journalctl --sync
+	cursor=$(journalctl -q -n 0 --show-cursor | sed -n 's/^-- cursor: //p')
 	MOUNTD_CONTAINERISED=1 "$TOP/tests/guest/$t" >"$work/$t.tap" 2>&1 </dev/null || rc=$?
 	echo "# $t under MOUNTD_CONTAINERISED=1: exit $rc"
 	# Each case again, under this test's numbering; a failure's comment
@@ -118,6 +124,10 @@ rerun_containerised() {
 	[ -n "$log" ] && _t_result 0 "$t: $name" "$log"
 	# The sub-test's plan and status: a test that died half-way has no plan.
 	check "$t: ran to its end, exit 0" bash -c "[ $rc = 0 ] && grep -q '^1\.\.[0-9]' '$work/$t.tap'"
+	journalctl --sync
+	check_fails "$t: the host's mountd.service did not run meanwhile" \
+		bash -c "[ -n '$cursor' ] || { echo no journal cursor; exit 0; }
+			journalctl -q -u mountd.service --after-cursor='$cursor' | grep ."
 }
 
 new_mntns() {
