@@ -19,6 +19,10 @@ install-oci: $(B)/mountd
 	install -D -m755 container/mountd-container $(DESTDIR)/usr/libexec/mountd-container
 	install -D -m644 container/mountd-container.service \
 		$(DESTDIR)/usr/lib/systemd/system/mountd-container.service
+	install -D -m644 container/mountd-container.socket \
+		$(DESTDIR)/usr/lib/systemd/system/mountd-container.socket
+	install -D -m644 container/80-mountd-container.preset \
+		$(DESTDIR)/usr/lib/systemd/system-preset/80-mountd-container.preset
 	install -d -m755 $(DESTDIR)/etc/mountd
 	install -d $(DESTDIR)/usr/lib/portables
 	ln -sfn /usr/lib/mountd/oci/rootfs $(DESTDIR)/usr/lib/portables/mountd

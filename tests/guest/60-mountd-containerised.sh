@@ -45,12 +45,12 @@ check_output "  the loop's effective set: SYS_ADMIN and SYS_PTRACE" '^CapEff:[[:
 check_output "no new privileges" '^NoNewPrivs:[[:space:]]+1$' cat /proc/$mountd/status
 
 # Who listens on the socket: the inode bound to the path is one of its fds.
-listener_is_mountd() {
+listens() {
 	local ino
 	ino=$(awk -v p=$SOCK '$8 == p && $6 == "01" {print $7}' /proc/net/unix | head -1)
-	[ -n "$ino" ] && ls -l /proc/$mountd/fd | grep -q "socket:\[$ino\]"
+	[ -n "$ino" ] && ls -l /proc/$1/fd | grep -q "socket:\[$ino\]"
 }
-check "the socket the host's clients use is the container's mountd's" listener_is_mountd
+check "the socket the host's clients use is the container's mountd's" listens $mountd
 check_output "the D-Bus name io.mountd1 is its too" "^u $mountd$" \
 	busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
 	GetConnectionUnixProcessID s io.mountd1
@@ -121,22 +121,44 @@ check_output "  permitted the seven, nothing inheritable or ambient" \
 crun kill mountd-priv TERM
 check "  it stops" wait $runner
 
-# ---- as a node runs it: mountd-container.service
+# ---- as a node runs it: mountd-container.socket and .service
 unset MOUNTD_POLICY
-check "systemctl start mountd-container.service" systemctl start mountd-container.service
+check_output "the container's units are off after boot (the preset)" \
+	'^disabled static inactive inactive$' bash -c 'echo $(systemctl is-enabled mountd-container.socket \
+	mountd-container.service; systemctl is-active mountd-container.socket mountd-container.service); true'
+systemctl stop mountd.socket mountd.service
+rm -f $SOCK
+check "systemctl start mountd-container.socket" systemctl start mountd-container.socket
+check_output "  mountd.socket is not running (they conflict)" '^inactive$' \
+	bash -c 'systemctl is-active mountd.socket; true'
+check_output "a connection starts mountd-container.service, which answers" '"mounts"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.List '{}'
 pid=$(crun state mountd 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
 main=$(systemctl show -P MainPID mountd-container.service)
 check_output "  systemd's main process is crun run, mountd's parent" "^PPid:[[:space:]]+$main$" \
 	cat /proc/$pid/status
 check_output "  which is crun" '^crun$' cat /proc/$main/comm
-check "  in a mount namespace of its own" test "$(ns_of $pid mnt)" != "$(ns_of 1 mnt)"
-check_output "  it answers on the host's socket" '"mounts"' \
+check "  mountd is in a mount namespace of its own" test "$(ns_of $pid mnt)" != "$(ns_of 1 mnt)"
+check "  it serves systemd's socket, passed into the container" \
+	bash -c "$(declare -f listens); listens 1 && listens $pid"
+workers=$(cat /proc/$pid/task/*/children)
+check "systemctl stop mountd-container.service" systemctl stop mountd-container.service
+check "  mountd and its workers are gone" \
+	bash -c "for w in $pid $workers; do ! kill -0 \$w 2>/dev/null || exit 1; done"
+check_output "  the socket stays; the next call starts it again" '"mounts"' \
 	varlinkctl call --json=short $SOCK io.mountd.Mount.List '{}'
-check_output "starting mountd.socket stops it (they conflict)" '^inactive$' \
-	bash -c 'systemctl start mountd.socket; systemctl is-active mountd-container.service; true'
-check_fails "  and no process of it is left" kill -0 $pid
+pid2=$(crun state mountd 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+check "  another mountd, in its container" bash -c "[ -n '$pid2' ] && [ '$pid2' != $pid ] &&
+	[ \$(readlink /proc/$pid2/ns/mnt) != \$(readlink /proc/1/ns/mnt) ]"
+check_output "starting mountd.socket stops both (they conflict)" '^inactive inactive active$' \
+	bash -c 'systemctl start mountd.socket; echo $(systemctl is-active mountd-container.service mountd-container.socket mountd.socket); true'
+check_fails "  no process of it is left" kill -0 $pid2
 check_fails "  crun no longer knows it" bash -c 'crun list | grep -q "^mountd "'
-systemctl stop mountd.socket
+check_output "  and mountd.socket starts the host's mountd again" '"mounts"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.List '{}'
+check "  from the host's mount namespace" \
+	test "$(ns_of "$(systemctl show -P MainPID mountd.service)" mnt)" = "$(ns_of 1 mnt)"
+systemctl stop mountd.socket mountd.service
 
 rm -rf "$work"
 done_testing

@@ -48,7 +48,8 @@ call() {
 start_mountd() {
 	# The image's mountd.socket owns $SOCK: stop it (and an instance it
 	# started) so that requests reach the mountd under test.
-	systemctl stop mountd.socket mountd.service mountd-container.service 2>/dev/null || true
+	systemctl stop mountd.socket mountd.service mountd-container.socket \
+		mountd-container.service 2>/dev/null || true
 	rm -f $SOCK
 	if [ -n "${MOUNTD_CONTAINERISED:-}" ]; then
 		start_container_mountd
@@ -99,7 +100,7 @@ rerun_containerised() {
 	# Anything in mountd.service's journal from here on would mean that
 	# systemd started the host's mountd (bus activation, the socket) and
 	# it served some of the cases: it journals every request it answers.
-	systemctl stop mountd.socket mountd.service 2>/dev/null
+	systemctl stop mountd.socket mountd.service mountd-container.socket 2>/dev/null
 	journalctl --sync
 	cursor=$(journalctl -q -n 0 --show-cursor | sed -n 's/^-- cursor: //p')
 	MOUNTD_CONTAINERISED=1 "$TOP/tests/guest/$t" >"$work/$t.tap" 2>&1 </dev/null || rc=$?

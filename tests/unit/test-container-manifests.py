@@ -115,6 +115,19 @@ ok(all(any(s == p or s.startswith(p + "/") for s in binds) for p in mounts),
 sock = re.search(r"^ListenStream=(.*)/[^/]*$", read("units/mountd.socket"), re.M).group(1)
 ok(sock == "/run/mountd" and "/run/mountd" in binds, "  the socket's directory is mountd.socket's")
 
+# ---- mountd-container.socket is mountd.socket, for the container
+def section(text, name):
+    m = re.search(rf"^\[{name}\]\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    return m.group(1).strip() if m else None
+
+
+ours = read("container/mountd-container.socket")
+ok(section(ours, "Socket") is not None and
+   section(ours, "Socket") == section(read("units/mountd.socket"), "Socket"),
+   "mountd-container.socket: its [Socket] section is mountd.socket's")
+ok(re.search(r"^Conflicts=.*\bmountd\.socket\b", ours, re.M) is not None,
+   "  and it conflicts with mountd.socket")
+
 # ---- the docs name every grant
 for cap in sorted(unit_caps):
     ok(f"| {cap}" in docs or f"{cap}, {cap.replace('UID', 'GID')}" in docs or
