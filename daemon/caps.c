@@ -44,6 +44,42 @@ static int caps_limit(const cap_value_t *want, size_t n, bool drop_permitted)
 	return cap_set_proc(next) < 0 ? -errno : 0;
 }
 
+int caps_bound(void)
+{
+	static const cap_value_t keep[] = {CAP_SYS_ADMIN,      CAP_SYS_CHROOT, CAP_SYS_PTRACE,
+					   CAP_SETUID,	       CAP_SETGID,     CAP_DAC_OVERRIDE,
+					   CAP_DAC_READ_SEARCH};
+	_cleanup_(cap_freep) cap_t cur = cap_get_proc();
+	bool setpcap = false;
+
+	if (!cur)
+		return -errno;
+	for (cap_value_t c = 0; c < (cap_value_t)cap_max_bits(); c++) {
+		bool kept = false;
+
+		for (size_t i = 0; i < ELEMENTSOF(keep); i++)
+			kept = kept || keep[i] == c;
+		if (kept)
+			continue;
+		if (cap_set_flag(cur, CAP_EFFECTIVE, 1, &c, CAP_CLEAR) < 0 ||
+		    cap_set_flag(cur, CAP_PERMITTED, 1, &c, CAP_CLEAR) < 0 ||
+		    cap_set_flag(cur, CAP_INHERITABLE, 1, &c, CAP_CLEAR) < 0)
+			return -errno;
+		if (cap_get_bound(c) <= 0)
+			continue;
+		/* CAP_SETPCAP drops the others: it goes last. */
+		if (c == CAP_SETPCAP)
+			setpcap = true;
+		else if (cap_drop_bound(c) < 0)
+			return -errno;
+	}
+	if (setpcap && cap_drop_bound(CAP_SETPCAP) < 0)
+		return -errno;
+	if (cap_reset_ambient() < 0)
+		return -errno;
+	return cap_set_proc(cur) < 0 ? -errno : 0;
+}
+
 int caps_daemon(void)
 {
 	static const cap_value_t want[] = {CAP_SYS_ADMIN, CAP_SYS_PTRACE};

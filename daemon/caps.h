@@ -13,7 +13,12 @@
  * steps), and drops everything else, permitted included.
  */
 
-/* Both: 0, or a negative errno when the set cannot be had (then the
- * process should not go on). */
+/* All three: 0, or a negative errno when the set cannot be had (then the
+ * process should not go on).
+ * caps_bound(): the outer limit, at start: every capability neither the
+ * loop nor a worker uses leaves the bounding, permitted, effective,
+ * inheritable and ambient sets, whatever mountd was started with (a
+ * privileged container has them all). */
+int caps_bound(void);
 int caps_daemon(void);
 int caps_worker(void);

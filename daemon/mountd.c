@@ -128,8 +128,9 @@ static void on_server_idle(VarlinkServer *s, void *userdata)
 	maybe_exit(userdata);
 }
 
-/* Seconds from the environment variable name, or def when unset. */
-static int env_seconds(const char *name, unsigned long def, unsigned long *ret)
+/* A number (seconds, a count) from the environment variable name, or def
+ * when unset. */
+static int env_number(const char *name, unsigned long def, unsigned long *ret)
 {
 	const char *e = getenv(name);
 	char *end;
@@ -146,13 +147,33 @@ static int setup_idle_exit(Daemon *d)
 {
 	unsigned long sec;
 
-	if (env_seconds("MOUNTD_IDLE_SEC", 30, &sec) < 0)
+	if (env_number("MOUNTD_IDLE_SEC", 30, &sec) < 0)
 		return -EINVAL;
 	if (sec == 0)
 		return 0; /* disabled */
 	d->idle_usec = (uint64_t)sec * 1000 * 1000;
 	return sd_event_add_time_relative(d->event, &d->idle_timer, CLOCK_MONOTONIC, d->idle_usec,
 					  0, on_idle_timer, d);
+}
+
+/* The listening sockets: systemd's (LISTEN_FDS), a container runtime's
+ * (MOUNTD_LISTEN_FDS=N: fds 3 to N+2), or the path, bound here.  crun hands
+ * systemd's sockets on with LISTEN_PID=1, which presumes a pid namespace of
+ * the container's own; mountd's container has the host's, so its launcher
+ * passes them this way (docs/CONTAINER.md). */
+static int listen_sockets(Daemon *d)
+{
+	unsigned long n;
+
+	if (env_number("MOUNTD_LISTEN_FDS", 0, &n) < 0 || n > 16)
+		return -EINVAL;
+	(void)unsetenv("MOUNTD_LISTEN_FDS");
+	if (n > 0) {
+		d->socket_activated = true;
+		return varlink_server_listen_fds(d->server, (int)n);
+	}
+	d->socket_activated = sd_listen_fds(0) > 0;
+	return varlink_server_listen_auto(d->server, SOCKET_PATH);
 }
 
 static void help(void)
@@ -162,7 +183,7 @@ static void help(void)
 	       "(and io.mountd1 on the system bus).  Normally started by systemd\n"
 	       "(mountd.socket); run by hand it refuses to take a socket another\n"
 	       "process serves.  Settings come from the environment: MOUNTD_POLICY,\n"
-	       "MOUNTD_IDLE_SEC, MOUNTD_WORKER_IDLE_SEC.  See mountd(8).\n",
+	       "MOUNTD_IDLE_SEC, MOUNTD_WORKER_IDLE_SEC, MOUNTD_LISTEN_FDS.  See mountd(8).\n",
 	       program_invocation_short_name, SOCKET_PATH);
 }
 
@@ -204,6 +225,11 @@ int main(int argc, char **argv)
 	if (r <= 0)
 		return r < 0 ? 2 : 0;
 	umask(0022);
+	r = caps_bound();
+	if (r < 0) {
+		fprintf(stderr, "mountd: capabilities: %s\n", strerror(-r));
+		return 1;
+	}
 
 	/* A policy that does not parse is not guessed at, nor does it lock
 	 * root out: only root is served until a good one is loaded. */
@@ -246,7 +272,7 @@ int main(int argc, char **argv)
 	if (r >= 0) {
 		unsigned long sec;
 
-		r = env_seconds("MOUNTD_WORKER_IDLE_SEC", EXEC_IDLE_USEC / 1000000, &sec);
+		r = env_number("MOUNTD_WORKER_IDLE_SEC", EXEC_IDLE_USEC / 1000000, &sec);
 		if (r >= 0)
 			r = request_setup(d.event, (uint64_t)sec * 1000000);
 	}
@@ -257,8 +283,7 @@ int main(int argc, char **argv)
 	}
 
 	(void)mkdir("/run/mountd", 0755);
-	d.socket_activated = sd_listen_fds(0) > 0;
-	r = varlink_server_listen_auto(d.server, SOCKET_PATH);
+	r = listen_sockets(&d);
 	if (r == -EADDRINUSE) {
 		fprintf(stderr,
 			"mountd: %s is served by another process (systemd's mountd.socket?); "

@@ -1630,6 +1630,24 @@ int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode)
 	return varlink_server_listen_fd(s, TAKE_FD(fd));
 }
 
+int varlink_server_listen_fds(VarlinkServer *s, int n)
+{
+	for (int fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + n; fd++) {
+		if (sd_is_socket(fd, AF_UNIX, SOCK_STREAM, 1) <= 0) {
+			log_vl(SD_WARNING, "passed fd %d is not a listening AF_UNIX stream socket",
+			       fd);
+			return -EBADF;
+		}
+		/* Not for the workers, nor anything they exec. */
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+			return -errno;
+		int r = varlink_server_listen_fd(s, fd);
+		if (r < 0)
+			return r;
+	}
+	return n;
+}
+
 int varlink_server_listen_auto(VarlinkServer *s, const char *fallback_path)
 {
 	int n = sd_listen_fds(true);
@@ -1641,17 +1659,7 @@ int varlink_server_listen_auto(VarlinkServer *s, const char *fallback_path)
 		int r = varlink_server_listen_path(s, fallback_path, 0666);
 		return r < 0 ? r : 1;
 	}
-	for (int fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + n; fd++) {
-		if (sd_is_socket(fd, AF_UNIX, SOCK_STREAM, 1) <= 0) {
-			log_vl(SD_WARNING, "passed fd %d is not a listening AF_UNIX stream socket",
-			       fd);
-			return -EBADF;
-		}
-		int r = varlink_server_listen_fd(s, fd);
-		if (r < 0)
-			return r;
-	}
-	return n;
+	return varlink_server_listen_fds(s, n);
 }
 
 void varlink_server_stop_accepting(VarlinkServer *s)

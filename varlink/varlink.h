@@ -119,6 +119,9 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd); /* takes ownership, also
 /* Binds path (replacing a stale socket file, never one another process
  * listens on: -EADDRINUSE), chmod()s it to mode. */
 int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode);
+/* Listens on the n sockets passed from SD_LISTEN_FDS_START on, each a
+ * listening AF_UNIX stream socket (-EBADF otherwise); takes them. */
+int varlink_server_listen_fds(VarlinkServer *s, int n);
 /* Uses the sockets systemd passed (sd_listen_fds), else binds fallback_path
  * with mode 0666.  Returns the number of sockets listened on. */
 int varlink_server_listen_auto(VarlinkServer *s, const char *fallback_path);

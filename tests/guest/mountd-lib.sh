@@ -1,6 +1,11 @@
 # Shared by the tests/guest/3?-mountd-* tests.  Sourced after lib.sh.
-#   start_mountd           start build/mountd by hand, wait for its socket
+#   start_mountd           start build/mountd by hand, wait for its socket;
+#                          with MOUNTD_CONTAINERISED=1 the image's container
+#                          instead (mountd-container, crun): $mountd is then
+#                          its pid all the same (the host's pid namespace)
 #   stop_mountd            SIGTERM it; returns its exit status
+#   rerun_containerised T  tests/guest/T again with MOUNTD_CONTAINERISED=1,
+#                          its cases as this test's, named "T: ..."
 #   new_mntns              start a process in a new mount namespace, print pid
 #   jtest FILE EXPR        python EXPR on the last JSON reply in FILE
 #                          (r = reply, p = its parameters, rs = all replies)
@@ -43,8 +48,13 @@ call() {
 start_mountd() {
 	# The image's mountd.socket owns $SOCK: stop it (and an instance it
 	# started) so that requests reach the mountd under test.
-	systemctl stop mountd.socket mountd.service 2>/dev/null || true
+	systemctl stop mountd.socket mountd.service mountd-container.socket \
+		mountd-container.service 2>/dev/null || true
 	rm -f $SOCK
+	if [ -n "${MOUNTD_CONTAINERISED:-}" ]; then
+		start_container_mountd
+		return
+	fi
 	"$BUILD/mountd" 2>"$work/mountd.log" &
 	mountd=$!
 	export mountd # for records() in subshells
@@ -52,11 +62,73 @@ start_mountd() {
 	return 1
 }
 
+# The container's process, once crun has started it and mountd listens; a
+# mountd that is not in a mount namespace of its own is not the container's.
+start_container_mountd() {
+	crun delete -f mountd >/dev/null 2>&1
+	/usr/libexec/mountd-container mountd 2>"$work/mountd.log" &
+	mountd_runner=$!
+	mountd=
+	for _ in $(seq 300); do
+		[ -z "$mountd" ] && mountd=$(crun state mountd 2>/dev/null |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"] or "")' 2>/dev/null)
+		[ -n "$mountd" ] && [ -S $SOCK ] && break
+		kill -0 $mountd_runner 2>/dev/null || break
+		sleep 0.1
+	done
+	export mountd
+	[ -n "$mountd" ] && [ -S $SOCK ] &&
+		[ "$(readlink /proc/$mountd/ns/mnt)" != "$(readlink /proc/1/ns/mnt)" ] ||
+		{ cat "$work/mountd.log"; return 1; }
+}
+
 stop_mountd() {
 	local rc=0
+	if [ -n "${MOUNTD_CONTAINERISED:-}" ]; then
+		crun kill mountd TERM
+		# crun run ends with mountd, with its exit status.
+		wait "$mountd_runner" || rc=$?
+		return $rc
+	fi
 	kill -TERM "$mountd"
 	wait "$mountd" || rc=$?
 	return $rc
+}
+
+rerun_containerised() {
+	local t=$1 line log= rc=0 cursor
+	# Anything in mountd.service's journal from here on would mean that
+	# systemd started the host's mountd (bus activation, the socket) and
+	# it served some of the cases: it journals every request it answers.
+	systemctl stop mountd.socket mountd.service mountd-container.socket 2>/dev/null
+	journalctl --sync
+	cursor=$(journalctl -q -n 0 --show-cursor | sed -n 's/^-- cursor: //p')
+	MOUNTD_CONTAINERISED=1 "$TOP/tests/guest/$t" >"$work/$t.tap" 2>&1 </dev/null || rc=$?
+	echo "# $t under MOUNTD_CONTAINERISED=1: exit $rc"
+	# Each case again, under this test's numbering; a failure's comment
+	# lines follow it in the sub-test's output.
+	while IFS= read -r line; do
+		case $line in
+		"ok "* | "not ok "*)
+			[ -n "$log" ] && _t_result 0 "$t: $name" "$log"
+			log=
+			name=${line#*ok [0-9]* - }
+			if [ "${line%% *}" = ok ]; then
+				_t_result 1 "$t: $name" /nonexistent
+			else
+				log=$(mktemp)
+			fi
+			;;
+		"#"*) [ -n "$log" ] && echo "${line#\# }" >>"$log" ;;
+		esac
+	done <"$work/$t.tap"
+	[ -n "$log" ] && _t_result 0 "$t: $name" "$log"
+	# The sub-test's plan and status: a test that died half-way has no plan.
+	check "$t: ran to its end, exit 0" bash -c "[ $rc = 0 ] && grep -q '^1\.\.[0-9]' '$work/$t.tap'"
+	journalctl --sync
+	check_fails "$t: the host's mountd.service did not run meanwhile" \
+		bash -c "[ -n '$cursor' ] || { echo no journal cursor; exit 0; }
+			journalctl -q -u mountd.service --after-cursor='$cursor' | grep ."
 }
 
 new_mntns() {
