@@ -11,10 +11,13 @@
  * and one listing of every mount in a namespace holding many mounts:
  * /proc/self/mountinfo parsed, mountd's List, and fsinfo-free statfs() per
  * mount point.  Runs in a private mount namespace (mountd mounts into the
- * caller's namespace), prints a table and the ratios; asserts nothing about
- * time.
+ * caller's namespace).  The methods of a table run interleaved, round by
+ * round, each round starting with the next method, so that whatever the
+ * machine does meanwhile falls on all of them; each time is kept, and the
+ * table gives the median, min and max and the ratio of medians.  Asserts
+ * nothing about time.
  *
- *   mount-bench [ITERATIONS] [EXTRA_MOUNTS]
+ *   mount-bench [ROUNDS] [EXTRA_MOUNTS]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,17 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-stats.h"
 #include "libmountd-client.h"
 
 static const char *dir = "/run/mount-bench";
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void die(const char *what)
 {
@@ -93,15 +89,15 @@ static void raw_once(void)
 
 static void mount8_once(void)
 {
-	run((char *const[]){ "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", (char *)dir, NULL });
-	run((char *const[]){ "umount", (char *)dir, NULL });
+	run((char *const[]){"mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", (char *)dir, NULL});
+	run((char *const[]){"umount", (char *)dir, NULL});
 }
 
 static void mountctl_once(void)
 {
-	run((char *const[]){ "mountctl", "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
-			     (char *)dir, NULL });
-	run((char *const[]){ "mountctl", "umount", (char *)dir, NULL });
+	run((char *const[]){"mountctl", "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
+			    (char *)dir, NULL});
+	run((char *const[]){"mountctl", "umount", (char *)dir, NULL});
 }
 
 static void call_ok(MountdClient *c, const char *method, const char *json)
@@ -181,45 +177,63 @@ static void list_mountd(void)
 typedef struct Bench {
 	const char *name;
 	void (*once)(void);
-	unsigned scale; /* run 1/scale of the iterations: fork+exec is slow */
-	double per_op;
+	unsigned every; /* timed in every Nth round only: fork+exec is slow */
+	double *t;
+	unsigned n;
 } Bench;
 
-static void measure(Bench *b, unsigned iterations)
+static void measure(Bench *b, size_t nb, unsigned rounds)
 {
-	unsigned n = iterations / b->scale ?: 1;
-	double start;
+	for (size_t k = 0; k < nb; k++) {
+		b[k].t = calloc(rounds, sizeof(*b[k].t));
+		if (!b[k].t)
+			die("calloc");
+		b[k].n = 0;
+		b[k].once(); /* warm up: page cache, first connection */
+	}
+	for (unsigned r = 0; r < rounds; r++)
+		for (size_t j = 0; j < nb; j++) {
+			Bench *x = &b[(r + j) % nb];
+			double t0;
 
-	b->once(); /* warm up: page cache, first connection */
-	start = now();
-	for (unsigned i = 0; i < n; i++)
-		b->once();
-	b->per_op = (now() - start) / n;
+			if (r % x->every)
+				continue;
+			t0 = bench_now();
+			x->once();
+			x->t[x->n++] = bench_now() - t0;
+		}
 }
 
-static void report(const char *title, Bench *benches, size_t n)
+static void report(const char *title, Bench *b, size_t nb)
 {
-	printf("\n%s\n%-12s %12s %10s\n", title, "method", "per op (us)", "vs first");
-	for (size_t i = 0; i < n; i++)
-		printf("%-12s %12.1f %9.2fx\n", benches[i].name, benches[i].per_op * 1e6,
-		       benches[i].per_op / benches[0].per_op);
+	double first = bench_stats(b[0].t, b[0].n).median;
+
+	printf("\n%s\n%-12s %12s %10s %10s %9s %7s\n", title, "method", "median (us)", "min", "max",
+	       "vs first", "rounds");
+	for (size_t k = 0; k < nb; k++) {
+		BenchStats st = bench_stats(b[k].t, b[k].n);
+
+		printf("%-12s %12.1f %10.1f %10.1f %8.2fx %7u\n", b[k].name, st.median * 1e6,
+		       st.min * 1e6, st.max * 1e6, st.median / first, b[k].n);
+		free(b[k].t);
+	}
 }
 
 int main(int argc, char **argv)
 {
-	unsigned iterations = argc > 1 ? (unsigned)atoi(argv[1]) : 200;
+	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 200;
 	unsigned extra = argc > 2 ? (unsigned)atoi(argv[2]) : 1000;
-	struct mount_attr priv = { .propagation = MS_PRIVATE };
+	struct mount_attr priv = {.propagation = MS_PRIVATE};
 	Bench mount_benches[] = {
-		{ "raw", raw_once, 1, 0 },
-		{ "mountd", mountd_once, 1, 0 },
-		{ "mount(8)", mount8_once, 4, 0 },
-		{ "mountctl", mountctl_once, 4, 0 },
+		{.name = "raw", .once = raw_once, .every = 1},
+		{.name = "mountd", .once = mountd_once, .every = 1},
+		{.name = "mount(8)", .once = mount8_once, .every = 4},
+		{.name = "mountctl", .once = mountctl_once, .every = 4},
 	};
 	Bench list_benches[] = {
-		{ "mountinfo", list_mountinfo, 1, 0 },
-		{ "mountd", list_mountd, 1, 0 },
-		{ "statfs-all", list_statfs, 1, 0 },
+		{.name = "mountinfo", .once = list_mountinfo, .every = 1},
+		{.name = "mountd", .once = list_mountd, .every = 1},
+		{.name = "statfs-all", .once = list_statfs, .every = 1},
 	};
 	char path[128];
 
@@ -231,10 +245,11 @@ int main(int argc, char **argv)
 	if (mountd_client_connect(&client, NULL) < 0)
 		die("connect to mountd");
 
-	printf("mount-bench: %u iterations (fork+exec methods: a quarter), %u extra mounts\n",
-	       iterations, extra);
-	for (size_t i = 0; i < sizeof(mount_benches) / sizeof(*mount_benches); i++)
-		measure(&mount_benches[i], iterations);
+	if (rounds < 4)
+		rounds = 4;
+	printf("mount-bench: %u rounds (fork+exec methods: every 4th), %u extra mounts\n", rounds,
+	       extra);
+	measure(mount_benches, sizeof(mount_benches) / sizeof(*mount_benches), rounds);
 	report("tmpfs: create, attach, unmount", mount_benches,
 	       sizeof(mount_benches) / sizeof(*mount_benches));
 
@@ -248,8 +263,7 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%u", dir, i);
 		tmpfs_at(path);
 	}
-	for (size_t i = 0; i < sizeof(list_benches) / sizeof(*list_benches); i++)
-		measure(&list_benches[i], iterations / 10 ?: 1);
+	measure(list_benches, sizeof(list_benches) / sizeof(*list_benches), rounds / 10 ?: 1);
 	snprintf(path, sizeof(path), "list every mount (%u+ mounts)", extra);
 	report(path, list_benches, sizeof(list_benches) / sizeof(*list_benches));
 	mountd_client_free(client);

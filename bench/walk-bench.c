@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-stats.h"
 #include "syscall-nr.h"
 #ifndef MNT_ID_REQ_SIZE_VER0
 #define MNT_ID_REQ_SIZE_VER0 24
@@ -103,14 +104,6 @@ struct wb_mnt_id_req {
 };
 
 static const char *base = "/run/walk-bench";
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void die(const char *what)
 {
@@ -742,24 +735,6 @@ typedef struct Method {
 	double *t;
 } Method;
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *t, unsigned n)
-{
-	double *s = xrealloc(NULL, n * sizeof(*s)), m;
-
-	memcpy(s, t, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
-}
-
 /* ------------------------------------------------------------- checks */
 
 static unsigned long mismatches, compared;
@@ -890,13 +865,13 @@ static void check(Method *m, size_t nm)
 
 static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 {
-	double start = now();
+	double start = bench_now();
 	unsigned long total_mismatches;
 
 	while (n_mounts < extra)
 		add_mount(n_mounts++);
-	printf("\n== %u extra tmpfs mounts: set up in %.1f s; %u rounds\n", extra, now() - start,
-	       rounds);
+	printf("\n== %u extra tmpfs mounts: set up in %.1f s; %u rounds\n", extra,
+	       bench_now() - start, rounds);
 	fflush(stdout);
 
 	for (size_t k = 0; k < nm; k++) {
@@ -906,7 +881,7 @@ static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 			m[k].walk(&m[k].w);
 		}
 	}
-	start = now();
+	start = bench_now();
 	for (unsigned r = 0; r < rounds; r++)
 		for (size_t j = 0; j < nm; j++) {
 			Method *x = &m[(r + j) % nm];
@@ -915,20 +890,20 @@ static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 			if (!x->available)
 				continue;
 			walk_reset(&x->w);
-			t0 = now();
+			t0 = bench_now();
 			x->walk(&x->w);
-			x->t[r] = now() - t0;
+			x->t[r] = bench_now() - t0;
 		}
 	check(m, nm);
 	total_mismatches = mismatches;
 
 	printf("%zu mounts in the namespace; timed rounds took %.1f s; per walk:\n", m[1].w.n,
-	       now() - start);
+	       bench_now() - start);
 	printf("%-44s %9s %9s %9s %7s %7s\n", "method", "median ms", "min ms", "max ms", "vs (a)",
 	       "vs (b)");
 	for (size_t k = 0; k < nm; k++) {
 		char label[64];
-		double med, lo = 1e30, hi = 0;
+		BenchStats st;
 
 		snprintf(label, sizeof(label), "%s %s", m[k].tag, m[k].name);
 		if (!m[k].available) {
@@ -936,13 +911,10 @@ static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 			       "n/a");
 			continue;
 		}
-		for (unsigned r = 0; r < rounds; r++) {
-			lo = m[k].t[r] < lo ? m[k].t[r] : lo;
-			hi = m[k].t[r] > hi ? m[k].t[r] : hi;
-		}
-		med = median(m[k].t, rounds);
-		printf("%-44s %9.1f %9.1f %9.1f %6.2fx %6.2fx\n", label, med * 1e3, lo * 1e3,
-		       hi * 1e3, med / median(m[0].t, rounds), med / median(m[1].t, rounds));
+		st = bench_stats(m[k].t, rounds);
+		printf("%-44s %9.1f %9.1f %9.1f %6.2fx %6.2fx\n", label, st.median * 1e3,
+		       st.min * 1e3, st.max * 1e3, st.median / bench_stats(m[0].t, rounds).median,
+		       st.median / bench_stats(m[1].t, rounds).median);
 	}
 	for (size_t k = 0; k < nm; k++) {
 		printf("  %s %s", m[k].tag, m[k].note);
