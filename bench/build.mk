@@ -1,6 +1,7 @@
 # Benchmarks: built on the host, run in the guest by `make bench`.
 # (client/build.mk is read after this file: name the library itself.)
-$(B)/bench/mount-bench: $(B)/bench/mount-bench.o $(B)/libmountd-client.a
+$(B)/bench/mount-bench: $(B)/bench/mount-bench.o $(B)/bench/image-methods.o \
+		$(B)/libmountd-client.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 GUEST_PROGS += $(B)/bench/mount-bench
 
@@ -12,6 +13,7 @@ GUEST_PROGS += $(B)/bench/walk-bench
 .PHONY: bench bench-walk
 bench: kernel disk
 	@scripts/guest-run bench/run "$(CURDIR)"
+	@bench/plot "$(CURDIR)/$(B)/bench"
 
 # walk-bench alone (its 30000-mount step takes minutes under TCG).
 bench-walk: kernel disk

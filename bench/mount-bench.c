@@ -1,28 +1,36 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The cost of one "new tmpfs attached at a directory, then unmounted", made
- * four ways in the same run, so the ratios compare like with like:
+ * Every ratio of issue 13 in one run and one table: what mountd costs against
+ * the raw system calls (the floor) and against what a runtime would use
+ * instead (the rivals), section by section:
  *
- *   raw       fsopen/fsconfig/fsmount/move_mount + umount2 in this process
- *   mount(8)  fork+exec mount -t tmpfs … and umount
- *   mountd    Create + Unmount over varlink with libmountd-client
- *   mountctl  fork+exec mountctl mount … and mountctl umount
+ *   tmpfs   Create (placed) + Unmount in the caller's namespace: raw
+ *           fsopen..move_mount + umount2, mountd, mount(8) + umount,
+ *           mountctl mount + umount
+ *   by-pid  the same into another process's namespace: raw setns there and
+ *           back around the syscalls, mountd naming the pid, nsenter -m -t
+ *           PID mount/umount
+ *   info    statfs of a path: fsinfo() direct, mountd Info, statfs() direct
+ *   list    every mount with EXTRA more: a C parse of mountinfo, mountd List,
+ *           listmount + statmount per mount
+ *   image   a read-only GPT image's root partition (image-methods.c)
  *
- * and one listing of every mount in a namespace holding many mounts:
- * /proc/self/mountinfo parsed, mountd's List, and fsinfo-free statfs() per
- * mount point.  Runs in a private mount namespace (mountd mounts into the
- * caller's namespace).  The methods of a table run interleaved, round by
- * round, each round starting with the next method, so that whatever the
- * machine does meanwhile falls on all of them; each time is kept, and the
- * table gives the median, min and max and the ratio of medians.  Asserts
- * nothing about time.
+ * The methods of a section run interleaved, round by round, each round
+ * starting with the next method, so that whatever the machine does meanwhile
+ * falls on all of them; the table gives median, min and max, the ratio of
+ * medians to the floor, and mountd's median over each rival's.  With
+ * $MOUNTD_BENCH_CSV it writes the same rows there as CSV (bench/README.md).
+ * Runs in a private mount namespace.  Asserts nothing about time.
  *
- *   mount-bench [ROUNDS] [EXTRA_MOUNTS]
+ *   mount-bench [ROUNDS] [EXTRA_MOUNTS]      ($MOUNTD_BENCH_IMAGE: the image)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fsinfo.h>
 #include <linux/mount.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,27 +38,29 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench-stats.h"
-#include "libmountd-client.h"
+#include "mount-bench.h"
+#include "syscall-nr.h"
+#include "util.h"
 
-static const char *dir = "/run/mount-bench";
+const char *bench_dir = "/run/mount-bench";
+MountdClient *bench_client;
 
-static void die(const char *what)
+void bench_die(const char *what)
 {
 	perror(what);
 	exit(1);
 }
 
-static void run(char *const argv[])
+void bench_run(char *const argv[])
 {
 	int status;
 	pid_t pid = fork();
 
 	if (pid < 0)
-		die("fork");
+		bench_die("fork");
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
@@ -59,9 +69,30 @@ static void run(char *const argv[])
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "%s failed\n", argv[0]);
+		fprintf(stderr, "%s %s failed\n", argv[0], argv[1] ?: "");
 		exit(1);
 	}
+}
+
+void bench_call(MountdClient *c, const char *method, const char *json, const int *fds, size_t n_fds,
+		MountdReply *reply)
+{
+	json_object *params = json_tokener_parse(json);
+	MountdReply r = {};
+
+	if (!params || mountd_client_call(c, method, params, fds, n_fds, &r) < 0)
+		bench_die(method);
+	json_object_put(params);
+	if (r.error) {
+		char *msg = mountd_reply_error_string(&r);
+
+		fprintf(stderr, "%s: %s\n", method, msg ?: r.error);
+		exit(1);
+	}
+	if (reply)
+		*reply = r;
+	else
+		mountd_reply_done(&r);
 }
 
 /* A 1 MiB tmpfs at path, with the new mount API and nothing else. */
@@ -71,151 +102,383 @@ static void tmpfs_at(const char *path)
 
 	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "1m", 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		die("fsopen/fsconfig");
+		bench_die("fsopen/fsconfig");
 	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0);
 	if (mnt < 0 ||
 	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		die("fsmount/move_mount");
+		bench_die("fsmount/move_mount");
 	close(mnt);
 	close(fs);
 }
 
-static void raw_once(void)
+/* ------------------------------------------------------------ tmpfs */
+
+static void tmpfs_raw(void)
 {
-	tmpfs_at(dir);
-	if (syscall(__NR_umount2, dir, 0) < 0)
-		die("umount2");
+	tmpfs_at(bench_dir);
+	if (bench_umount(bench_dir, 0) < 0)
+		bench_die("umount2");
 }
 
-static void mount8_once(void)
+static void tmpfs_mount8(void)
 {
-	run((char *const[]){"mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", (char *)dir, NULL});
-	run((char *const[]){"umount", (char *)dir, NULL});
+	bench_run((char *const[]){"mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
+				  (char *)bench_dir, NULL});
+	bench_run((char *const[]){"umount", (char *)bench_dir, NULL});
 }
 
-static void mountctl_once(void)
+static void tmpfs_mountctl(void)
 {
-	run((char *const[]){"mountctl", "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
-			    (char *)dir, NULL});
-	run((char *const[]){"mountctl", "umount", (char *)dir, NULL});
+	bench_run((char *const[]){"mountctl", "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
+				  (char *)bench_dir, NULL});
+	bench_run((char *const[]){"mountctl", "umount", (char *)bench_dir, NULL});
 }
 
-static void call_ok(MountdClient *c, const char *method, const char *json)
+/* Create + Unmount at bench_dir; ns is "" or a "namespace" member and comma. */
+static void mountd_pair(const char *ns)
 {
-	json_object *params = json_tokener_parse(json);
-	MountdReply reply = {};
-
-	if (!params || mountd_client_call(c, method, params, NULL, 0, &reply) < 0)
-		die(method);
-	if (reply.error) {
-		char *msg = mountd_reply_error_string(&reply);
-
-		fprintf(stderr, "%s: %s\n", method, msg ?: reply.error);
-		exit(1);
-	}
-	mountd_reply_done(&reply);
-	json_object_put(params);
-}
-
-static MountdClient *client;
-
-static void mountd_once(void)
-{
-	char create[256], unmount[128];
+	char create[512], unmount[256];
 
 	snprintf(create, sizeof(create),
 		 "{\"fsType\":\"tmpfs\",\"parameters\":[{\"key\":\"size\",\"type\":\"string\","
-		 "\"value\":\"1m\"}],\"placement\":{\"path\":\"%s\"}}",
-		 dir);
-	snprintf(unmount, sizeof(unmount), "{\"path\":\"%s\"}", dir);
-	call_ok(client, "Create", create);
-	call_ok(client, "Unmount", unmount);
+		 "\"value\":\"1m\"}],\"placement\":{%s\"path\":\"%s\"}}",
+		 ns, bench_dir);
+	snprintf(unmount, sizeof(unmount), "{%s\"path\":\"%s\"}", ns, bench_dir);
+	bench_call(bench_client, "Create", create, NULL, 0, NULL);
+	bench_call(bench_client, "Unmount", unmount, NULL, 0, NULL);
+}
+
+static void tmpfs_mountd(void)
+{
+	mountd_pair("");
+}
+
+/* ----------------------------------------------------------- by pid */
+
+/* A process in a mount namespace of its own, as a container's would be. */
+static pid_t target = -1;
+static char target_pid[16], target_ns_json[64];
+static int self_ns = -1, target_ns = -1;
+
+static void target_start(void)
+{
+	int p[2];
+	char c, path[64];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		bench_die("pipe");
+	target = fork();
+	if (target < 0)
+		bench_die("fork");
+	if (target == 0) {
+		if (unshare(CLONE_NEWNS) < 0 || write(p[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		bench_die("target namespace");
+	close(p[0]);
+	snprintf(target_pid, sizeof(target_pid), "%d", (int)target);
+	snprintf(target_ns_json, sizeof(target_ns_json), "\"namespace\":{\"pid\":%d},",
+		 (int)target);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)target);
+	target_ns = open(path, O_RDONLY | O_CLOEXEC);
+	self_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (target_ns < 0 || self_ns < 0)
+		bench_die("open ns/mnt");
+}
+
+static void target_stop(void)
+{
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	close(target_ns);
+	close(self_ns);
+}
+
+static void pid_raw(void)
+{
+	if (setns(target_ns, CLONE_NEWNS) < 0)
+		bench_die("setns");
+	tmpfs_raw();
+	if (setns(self_ns, CLONE_NEWNS) < 0)
+		bench_die("setns back");
+}
+
+static void pid_mountd(void)
+{
+	mountd_pair(target_ns_json);
+}
+
+static void pid_nsenter(void)
+{
+	bench_run((char *const[]){"nsenter", "-m", "-t", target_pid, "mount", "-t", "tmpfs", "-o",
+				  "size=1m", "tmpfs", (char *)bench_dir, NULL});
+	bench_run((char *const[]){"nsenter", "-m", "-t", target_pid, "umount", (char *)bench_dir,
+				  NULL});
+}
+
+/* ------------------------------------------------------------- info */
+
+static void info_fsinfo(void)
+{
+	struct fsinfo_params p = {.request = fsinfo_attr_statfs};
+	struct fsinfo_statfs st;
+
+	if (syscall(__NR_fsinfo, AT_FDCWD, bench_dir, &p, &st, sizeof(st)) < 0)
+		bench_die("fsinfo");
+}
+
+static void info_statfs(void)
+{
+	struct statfs st;
+
+	if (statfs(bench_dir, &st) < 0)
+		bench_die("statfs");
+}
+
+static void info_mountd(void)
+{
+	char info[128];
+
+	snprintf(info, sizeof(info), "{\"path\":\"%s\"}", bench_dir);
+	bench_call(bench_client, "Info", info, NULL, 0, NULL);
+}
+
+/* ------------------------------------------------------------- list */
+
+/* What a program that lists the mounts keeps of each: all of mountinfo. */
+typedef struct Entry {
+	unsigned long id, parent;
+	char *dev, *root, *point, *opts, *fstype, *source, *super;
+} Entry;
+
+static Entry *entries;
+static size_t n_entries, cap_entries;
+
+/* mountinfo's \ooo escapes, in place. */
+static char *unescape(char *s)
+{
+	char *r = s, *w = s;
+
+	for (; *r; r++)
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	*w = 0;
+	return s;
+}
+
+static char *field(char **p)
+{
+	char *f = strsep(p, " ");
+
+	if (!f)
+		bench_die("mountinfo: short line");
+	return f;
 }
 
 static void list_mountinfo(void)
 {
-	char line[4096];
-	unsigned n = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	static char *buf;
+	static size_t cap;
+	size_t len = 0;
+	ssize_t n;
+	char *line, *next;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 
-	if (!f)
-		die("mountinfo");
-	while (fgets(line, sizeof(line), f)) {
-		int id, parent;
-		char target[1024];
-
-		if (sscanf(line, "%d %d %*s %*s %1023s", &id, &parent, target) == 3)
-			n++;
+	if (fd < 0)
+		bench_die("mountinfo");
+	for (;;) {
+		if (cap - len < 65536 && !(buf = realloc(buf, cap = cap * 2 + 65536)))
+			bench_die("realloc");
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0)
+			bench_die("read mountinfo");
+		if (n == 0)
+			break;
+		len += n;
 	}
-	fclose(f);
-	if (n == 0)
-		die("mountinfo empty");
-}
+	close(fd);
+	buf[len] = 0;
+	n_entries = 0;
+	for (next = buf; (line = strsep(&next, "\n")) && *line;) {
+		Entry *e;
+		char *f;
 
-static void list_statfs(void)
-{
-	char line[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-
-	if (!f)
-		die("mountinfo");
-	while (fgets(line, sizeof(line), f)) {
-		char target[1024];
-		struct statfs sfs;
-
-		if (sscanf(line, "%*d %*d %*s %*s %1023s", target) == 1)
-			(void)statfs(target, &sfs);
+		if (n_entries == cap_entries &&
+		    !(entries = realloc(entries,
+					(cap_entries = cap_entries * 2 + 256) * sizeof(*entries))))
+			bench_die("realloc");
+		e = &entries[n_entries++];
+		e->id = strtoul(field(&line), NULL, 10);
+		e->parent = strtoul(field(&line), NULL, 10);
+		e->dev = field(&line);
+		e->root = unescape(field(&line));
+		e->point = unescape(field(&line));
+		e->opts = field(&line);
+		while (strcmp(f = field(&line), "-") != 0) /* optional fields */
+			;
+		e->fstype = field(&line);
+		e->source = unescape(field(&line));
+		e->super = field(&line);
 	}
-	fclose(f);
+	if (n_entries == 0)
+		bench_die("mountinfo empty");
 }
 
 static void list_mountd(void)
 {
-	call_ok(client, "List", "{}");
+	bench_call(bench_client, "List", "{}", NULL, 0, NULL);
 }
 
-typedef struct Bench {
-	const char *name;
-	void (*once)(void);
-	unsigned every; /* timed in every Nth round only: fork+exec is slow */
-	double *t;
-	unsigned n;
-} Bench;
+/* What List reports of each mount, source aside (6.12's statmount has none). */
+#define LIST_MASK                                                              \
+	(STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_PROPAGATE_FROM | \
+	 STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT | STATMOUNT_FS_TYPE | STATMOUNT_MNT_OPTS)
 
-static void measure(Bench *b, size_t nb, unsigned rounds)
+static void list_statmount(void)
 {
-	for (size_t k = 0; k < nb; k++) {
-		b[k].t = calloc(rounds, sizeof(*b[k].t));
-		if (!b[k].t)
-			die("calloc");
-		b[k].n = 0;
-		b[k].once(); /* warm up: page cache, first connection */
+	static uint64_t ids[4096];
+	static union {
+		struct statmount sm;
+		char bytes[65536];
+	} buf;
+	struct mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT};
+	size_t total = 0;
+	long n;
+
+	do {
+		n = syscall(__NR_listmount, &req, ids, ELEMENTSOF(ids), 0);
+		if (n < 0)
+			bench_die("listmount");
+		for (long i = 0; i < n; i++) {
+			struct mnt_id_req one = {
+				.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = ids[i], .param = LIST_MASK};
+
+			if (syscall(__NR_statmount, &one, &buf, sizeof(buf), 0) < 0)
+				bench_die("statmount");
+		}
+		if (n > 0)
+			req.param = ids[n - 1];
+		total += n;
+	} while (n == (long)ELEMENTSOF(ids));
+	if (total == 0)
+		bench_die("listmount: none");
+}
+
+/* EXTRA tmpfs mounts under a tmpfs of their own, gone in one detach after. */
+static const char *many = "/run/mount-bench-many";
+
+static void many_mount(unsigned extra)
+{
+	char path[128];
+
+	if (mkdir(many, 0755) < 0 && errno != EEXIST)
+		bench_die(many);
+	tmpfs_at(many);
+	for (unsigned i = 0; i < extra; i++) {
+		snprintf(path, sizeof(path), "%s/%u", many, i);
+		if (mkdir(path, 0755) < 0)
+			bench_die(path);
+		tmpfs_at(path);
 	}
-	for (unsigned r = 0; r < rounds; r++)
-		for (size_t j = 0; j < nb; j++) {
-			Bench *x = &b[(r + j) % nb];
+}
+
+/* ---------------------------------------------------------- harness */
+
+typedef struct Section {
+	const char *name; /* the CSV's */
+	const char *title;
+	Method *m;
+	size_t n;
+	unsigned rounds;
+	void (*settle)(void); /* untimed, after each operation */
+} Section;
+
+static void measure(Section *s)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		s->m[k].t = calloc(s->rounds, sizeof(*s->m[k].t));
+		if (!s->m[k].t)
+			bench_die("calloc");
+		if (!s->m[k].once)
+			continue;
+		s->m[k].once(); /* warm up: page cache, the first connection, a worker */
+		if (s->settle)
+			s->settle();
+	}
+	for (unsigned r = 0; r < s->rounds; r++)
+		for (size_t j = 0; j < s->n; j++) {
+			Method *x = &s->m[(r + j) % s->n];
 			double t0;
 
-			if (r % x->every)
+			if (!x->once || r % x->every)
 				continue;
 			t0 = bench_now();
 			x->once();
 			x->t[x->n++] = bench_now() - t0;
+			if (s->settle)
+				s->settle();
 		}
 }
 
-static void report(const char *title, Bench *b, size_t nb)
+static double role_median(const Section *s, Role role)
 {
-	double first = bench_stats(b[0].t, b[0].n).median;
+	for (size_t k = 0; k < s->n; k++)
+		if (s->m[k].role == role && s->m[k].n)
+			return bench_stats(s->m[k].t, s->m[k].n).median;
+	return 0;
+}
 
-	printf("\n%s\n%-12s %12s %10s %10s %9s %7s\n", title, "method", "median (us)", "min", "max",
-	       "vs first", "rounds");
-	for (size_t k = 0; k < nb; k++) {
-		BenchStats st = bench_stats(b[k].t, b[k].n);
+/* One table, and the same rows as CSV to csv (may be NULL). */
+static void report(Section *sections, size_t n, FILE *csv)
+{
+	printf("\n%-8s %-22s %11s %11s %11s %9s %9s %6s\n", "section", "method", "median us",
+	       "min us", "max us", "vs floor", "mountd/it", "rounds");
+	if (csv)
+		fprintf(csv, "section,method,median_us,min_us,max_us,ratio_floor,ratio_rival\n");
+	for (size_t i = 0; i < n; i++) {
+		Section *s = &sections[i];
+		double floor = role_median(s, ROLE_FLOOR), subject = role_median(s, ROLE_SUBJECT);
 
-		printf("%-12s %12.1f %10.1f %10.1f %8.2fx %7u\n", b[k].name, st.median * 1e6,
-		       st.min * 1e6, st.max * 1e6, st.median / first, b[k].n);
-		free(b[k].t);
+		for (size_t k = 0; k < s->n; k++) {
+			Method *m = &s->m[k];
+			const char *sec = k ? "" : s->name;
+			char vs_floor[16] = "", vs_rival[16] = "", show_floor[16] = "",
+			     show_rival[16] = "";
+			BenchStats st;
+
+			if (!m->n) {
+				printf("%-8s %-22s n/a: %s\n", sec, m->name,
+				       m->why_not ?: "not run");
+				continue;
+			}
+			st = bench_stats(m->t, m->n);
+			if (floor > 0) {
+				snprintf(vs_floor, sizeof(vs_floor), "%.3f", st.median / floor);
+				snprintf(show_floor, sizeof(show_floor), "%.2fx",
+					 st.median / floor);
+			}
+			if (m->role == ROLE_RIVAL && subject > 0) {
+				snprintf(vs_rival, sizeof(vs_rival), "%.3f", subject / st.median);
+				snprintf(show_rival, sizeof(show_rival), "%.3fx",
+					 subject / st.median);
+			}
+			printf("%-8s %-22s %11.1f %11.1f %11.1f %9s %9s %6u\n", sec, m->name,
+			       st.median * 1e6, st.min * 1e6, st.max * 1e6, show_floor, show_rival,
+			       m->n);
+			if (csv)
+				fprintf(csv, "%s,%s,%.1f,%.1f,%.1f,%s,%s\n", s->name, m->name,
+					st.median * 1e6, st.min * 1e6, st.max * 1e6, vs_floor,
+					vs_rival);
+		}
 	}
 }
 
@@ -223,49 +486,108 @@ int main(int argc, char **argv)
 {
 	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 200;
 	unsigned extra = argc > 2 ? (unsigned)atoi(argv[2]) : 1000;
+	const char *image = getenv("MOUNTD_BENCH_IMAGE"), *csv_path = getenv("MOUNTD_BENCH_CSV");
 	struct mount_attr priv = {.propagation = MS_PRIVATE};
-	Bench mount_benches[] = {
-		{.name = "raw", .once = raw_once, .every = 1},
-		{.name = "mountd", .once = mountd_once, .every = 1},
-		{.name = "mount(8)", .once = mount8_once, .every = 4},
-		{.name = "mountctl", .once = mountctl_once, .every = 4},
+	Method tmpfs[] = {
+		{.name = "raw syscalls", .role = ROLE_FLOOR, .once = tmpfs_raw, .every = 1},
+		{.name = "mountd", .role = ROLE_SUBJECT, .once = tmpfs_mountd, .every = 1},
+		{.name = "mount(8)+umount", .role = ROLE_RIVAL, .once = tmpfs_mount8, .every = 4},
+		{.name = "mountctl", .role = ROLE_RIVAL, .once = tmpfs_mountctl, .every = 4},
 	};
-	Bench list_benches[] = {
-		{.name = "mountinfo", .once = list_mountinfo, .every = 1},
-		{.name = "mountd", .once = list_mountd, .every = 1},
-		{.name = "statfs-all", .once = list_statfs, .every = 1},
+	Method pid[] = {
+		{.name = "raw setns+syscalls", .role = ROLE_FLOOR, .once = pid_raw, .every = 1},
+		{.name = "mountd by pid", .role = ROLE_SUBJECT, .once = pid_mountd, .every = 1},
+		{.name = "nsenter mount+umount",
+		 .role = ROLE_RIVAL,
+		 .once = pid_nsenter,
+		 .every = 4},
 	};
-	char path[128];
+	Method info[] = {
+		{.name = "fsinfo() direct", .role = ROLE_FLOOR, .once = info_fsinfo, .every = 1},
+		{.name = "mountd Info", .role = ROLE_SUBJECT, .once = info_mountd, .every = 1},
+		{.name = "statfs() direct", .role = ROLE_RIVAL, .once = info_statfs, .every = 1},
+	};
+	Method list[] = {
+		{.name = "mountinfo C parse",
+		 .role = ROLE_FLOOR,
+		 .once = list_mountinfo,
+		 .every = 1},
+		{.name = "mountd List", .role = ROLE_SUBJECT, .once = list_mountd, .every = 1},
+		{.name = "listmount+statmount",
+		 .role = ROLE_RIVAL,
+		 .once = list_statmount,
+		 .every = 1},
+	};
+	Method img[4] = {
+		{.name = "raw loop+syscalls",
+		 .role = ROLE_FLOOR,
+		 .why_not = "no image ($MOUNTD_BENCH_IMAGE)",
+		 .every = 1},
+		{.name = "mountd", .role = ROLE_SUBJECT, .why_not = "no image", .every = 1},
+		{.name = "mountfsd MountImage",
+		 .role = ROLE_RIVAL,
+		 .why_not = "no image",
+		 .every = 1},
+		{.name = "mount(8) -o loop+umount",
+		 .role = ROLE_RIVAL,
+		 .why_not = "no image",
+		 .every = 1},
+	};
+	Section sections[] = {
+		{"tmpfs", "tmpfs Create (placed) + Unmount, own namespace", tmpfs,
+		 ELEMENTSOF(tmpfs), 0, NULL},
+		{"by-pid", "the same into another namespace, by pid", pid, ELEMENTSOF(pid), 0,
+		 NULL},
+		{"info", "statfs of a path", info, ELEMENTSOF(info), 0, NULL},
+		{"list", "every mount", list, ELEMENTSOF(list), 0, NULL},
+		{"image", "ro GPT image's ext4 root partition: mount + unmount", img,
+		 ELEMENTSOF(img), 0, image_settle},
+	};
+	Section *s_tmpfs = &sections[0], *s_pid = &sections[1], *s_info = &sections[2],
+		*s_list = &sections[3], *s_image = &sections[4];
+	FILE *csv = NULL;
 
+	if (rounds < 10)
+		rounds = 10;
+	s_tmpfs->rounds = s_pid->rounds = s_info->rounds = rounds;
+	s_list->rounds = s_image->rounds = rounds / 10;
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &priv, sizeof(priv)) < 0)
-		die("private mount namespace");
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		die(dir);
-	if (mountd_client_connect(&client, NULL) < 0)
-		die("connect to mountd");
+		bench_die("private mount namespace");
+	if (mkdir(bench_dir, 0755) < 0 && errno != EEXIST)
+		bench_die(bench_dir);
+	if (mountd_client_connect(&bench_client, NULL) < 0)
+		bench_die("connect to mountd");
+	if (csv_path && !(csv = fopen(csv_path, "we")))
+		bench_die(csv_path);
 
-	if (rounds < 4)
-		rounds = 4;
-	printf("mount-bench: %u rounds (fork+exec methods: every 4th), %u extra mounts\n", rounds,
-	       extra);
-	measure(mount_benches, sizeof(mount_benches) / sizeof(*mount_benches), rounds);
-	report("tmpfs: create, attach, unmount", mount_benches,
-	       sizeof(mount_benches) / sizeof(*mount_benches));
+	printf("mount-bench: %u rounds (fork+exec methods: every 4th; list and image: %u), "
+	       "%u extra mounts for list\n",
+	       rounds, rounds / 10, extra);
+	for (size_t i = 0; i < ELEMENTSOF(sections); i++) {
+		Section *s = &sections[i];
 
-	/* A namespace with many mounts, as on a busy container host. */
-	for (unsigned i = 0; i < extra; i++) {
-		snprintf(path, sizeof(path), "%s/%u", dir, i);
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			die(path);
+		fprintf(stderr, "measuring %s: %s\n", s->name, s->title);
+		if (s == s_pid)
+			target_start();
+		if (s == s_list)
+			many_mount(extra);
+		if (s == s_image && image)
+			image_methods(image, img);
+		measure(s);
+		if (s == s_pid)
+			target_stop();
+		if (s == s_list && bench_umount(many, MNT_DETACH) < 0)
+			bench_die("umount many");
 	}
-	for (unsigned i = 0; i < extra; i++) {
-		snprintf(path, sizeof(path), "%s/%u", dir, i);
-		tmpfs_at(path);
-	}
-	measure(list_benches, sizeof(list_benches) / sizeof(*list_benches), rounds / 10 ?: 1);
-	snprintf(path, sizeof(path), "list every mount (%u+ mounts)", extra);
-	report(path, list_benches, sizeof(list_benches) / sizeof(*list_benches));
-	mountd_client_free(client);
+	report(sections, ELEMENTSOF(sections), csv);
+	printf("vs floor: median / the floor's median; mountd/it: mountd's median / that rival's "
+	       "(below 1: mountd is faster)\nlist: %zu mounts; by-pid: target pid %s\n",
+	       n_entries, target_pid);
+	if (image)
+		image_notes();
+	if (csv && fclose(csv) != 0)
+		bench_die(csv_path);
+	mountd_client_free(bench_client);
 	return 0;
 }
