@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-mounts.h"
 #include "bench-stats.h"
 #include "syscall-nr.h"
 #ifndef MNT_ID_REQ_SIZE_VER0
@@ -677,51 +678,14 @@ static void probe_fsinfo(void)
 
 static unsigned n_mounts;
 
-/* The i-th extra mount: its own tmpfs, options and flags varying with i;
- * every 1000th has a space in its mount point and source (mountinfo
- * escapes them), so unescaping is compared too. */
 static void add_mount(unsigned i)
 {
-	char path[128], src[64], size[32], inodes[32];
-	const char *mode = i % 3 == 0 ? "0700" : i % 3 == 1 ? "0755" : "1777";
-	unsigned attr = (i % 3 == 0 ? MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0) |
-			(i % 5 == 0 ? MOUNT_ATTR_NOEXEC : 0) |
-			(i % 7 == 0 ? MOUNT_ATTR_NOATIME : 0);
-	int fs, mnt;
-
-	snprintf(path, sizeof(path), i % 1000 == 7 ? "%s/m %u" : "%s/m%u", base, i);
-	snprintf(src, sizeof(src), i % 1000 == 7 ? "walk src %u" : "walk%u", i);
-	snprintf(size, sizeof(size), "%uk", 4 * (1 + i % 4093));
-	snprintf(inodes, sizeof(inodes), "%u", 100 + i % 9973);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		die(path);
-	fs = syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC);
-	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "source", src, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", size, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		die("fsopen/fsconfig tmpfs");
-	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, attr);
-	if (mnt < 0 ||
-	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		die("fsmount/move_mount");
-	close(mnt);
-	close(fs);
+	bench_mount_add(base, i);
 }
 
 static void setup_namespace(void)
 {
-	struct mount_attr priv = {.propagation = MS_PRIVATE};
-
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &priv, sizeof(priv)) < 0)
-		die("private mount namespace");
-	if (mkdir(base, 0755) < 0 && errno != EEXIST)
-		die(base);
-	/* The extra mounts' directories live on a tmpfs of their own. */
-	if (syscall(__NR_mount, "walk-bench", base, "tmpfs", 0, "mode=0755,nr_inodes=0") < 0)
-		die(base);
+	bench_mounts_setup(base, "walk-bench");
 }
 
 /* ------------------------------------------------------------ methods */

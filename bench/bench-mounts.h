@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The mounts the listing benchmarks walk (walk-bench, list-bench): a
+ * private mount namespace with a tmpfs at base for the mount points, and
+ * extra tmpfs mounts in it, each its own superblock with size=, nr_inodes=,
+ * mode= and a source, some nosuid/nodev/noexec/noatime; every 1000th has a
+ * space in its mount point and source (mountinfo escapes them), so
+ * unescaping is compared too.
+ */
+#pragma once
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "syscall-nr.h"
+
+static inline void bench_die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+/* The i-th extra mount, under base. */
+static inline void bench_mount_add(const char *base, unsigned i)
+{
+	char path[128], src[64], size[32], inodes[32];
+	const char *mode = i % 3 == 0 ? "0700" : i % 3 == 1 ? "0755" : "1777";
+	unsigned attr = (i % 3 == 0 ? MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0) |
+			(i % 5 == 0 ? MOUNT_ATTR_NOEXEC : 0) |
+			(i % 7 == 0 ? MOUNT_ATTR_NOATIME : 0);
+	int fs, mnt;
+
+	snprintf(path, sizeof(path), i % 1000 == 7 ? "%s/m %u" : "%s/m%u", base, i);
+	snprintf(src, sizeof(src), i % 1000 == 7 ? "walk src %u" : "walk%u", i);
+	snprintf(size, sizeof(size), "%uk", 4 * (1 + i % 4093));
+	snprintf(inodes, sizeof(inodes), "%u", 100 + i % 9973);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		bench_die(path);
+	fs = syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "source", src, 0) < 0 ||
+	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", size, 0) < 0 ||
+	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
+	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		bench_die("fsopen/fsconfig tmpfs");
+	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, attr);
+	if (mnt < 0 ||
+	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		bench_die("fsmount/move_mount");
+	close(mnt);
+	close(fs);
+}
+
+/* A private mount namespace of this process, with a tmpfs at base. */
+static inline void bench_mounts_setup(const char *base, const char *source)
+{
+	struct mount_attr priv = {.propagation = MS_PRIVATE};
+
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &priv, sizeof(priv)) < 0)
+		bench_die("private mount namespace");
+	if (mkdir(base, 0755) < 0 && errno != EEXIST)
+		bench_die(base);
+	/* The extra mounts' directories live on a tmpfs of their own. */
+	if (syscall(__NR_mount, source, base, "tmpfs", 0, "mode=0755,nr_inodes=0") < 0)
+		bench_die(base);
+}
