@@ -13,8 +13,10 @@
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,6 +27,86 @@ static inline void bench_die(const char *what)
 {
 	perror(what);
 	exit(2);
+}
+
+static inline void *bench_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p)
+		bench_die("realloc");
+	return p;
+}
+
+/* mountinfo's \ooo escapes (space, tab, newline, backslash, '#'), in place. */
+static inline char *bench_unescape(char *s)
+{
+	char *d = s, *ret = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else
+			*d++ = *s++;
+	}
+	*d = '\0';
+	return ret;
+}
+
+/* The next space-separated field of a mountinfo line, NUL-terminated. */
+static inline char *bench_next_field(char **p)
+{
+	char *f = *p, *sp;
+
+	if (!f)
+		return NULL;
+	sp = strchr(f, ' ');
+	if (sp) {
+		*sp = '\0';
+		*p = sp + 1;
+	} else
+		*p = NULL;
+	return f;
+}
+
+#ifndef MNT_ID_REQ_SIZE_VER0
+#define MNT_ID_REQ_SIZE_VER0 24
+#endif
+#ifndef LSMT_ROOT
+#define LSMT_ROOT 0xffffffffffffffffULL
+#endif
+
+/* struct mnt_id_req of the final uapi, which the build's header may lack. */
+struct bench_mnt_id_req {
+	uint32_t size, spare;
+	uint64_t mnt_id, param;
+};
+
+/* Every mount of this namespace by listmount() in batches, into *ids
+ * (grown, *cap entries); returns how many, adds its calls to *calls. */
+static inline size_t bench_listmount(uint64_t **ids, size_t *cap, unsigned long *calls)
+{
+	enum { BATCH = 4096 };
+	struct bench_mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT};
+	size_t n = 0;
+
+	for (;;) {
+		long got;
+
+		if (*cap < n + BATCH) {
+			*cap = n + BATCH;
+			*ids = (uint64_t *)bench_xrealloc(*ids, *cap * sizeof(**ids));
+		}
+		got = syscall(__NR_listmount, &req, *ids + n, BATCH, 0);
+		(*calls)++;
+		if (got < 0)
+			bench_die("listmount");
+		n += (size_t)got;
+		if (got < BATCH)
+			return n;
+		req.param = (*ids)[n - 1]; /* continue after the last one */
+	}
 }
 
 /* The i-th extra mount, under base. */

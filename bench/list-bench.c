@@ -49,22 +49,7 @@
 #include "libmountd-client.h"
 #include "syscall-nr.h"
 
-#ifndef MNT_ID_REQ_SIZE_VER0
-#define MNT_ID_REQ_SIZE_VER0 24
-#endif
-#ifndef LSMT_ROOT
-#define LSMT_ROOT 0xffffffffffffffffULL
-#endif
-
 static const char *base = "/run/list-bench";
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		bench_die("realloc");
-	return p;
-}
 
 /* One method's mounts; its strings live in buffers the method keeps. */
 typedef struct Result {
@@ -76,7 +61,7 @@ static MountdMount *result_add(Result *r)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 1024;
-		r->m = xrealloc(r->m, r->cap * sizeof(*r->m));
+		r->m = bench_xrealloc(r->m, r->cap * sizeof(*r->m));
 	}
 	r->m[r->n] = (MountdMount){};
 	return &r->m[r->n++];
@@ -86,37 +71,6 @@ static MountdMount *result_add(Result *r)
 
 static char *mi_text;
 static size_t mi_cap, mi_len;
-
-static char *unescape(char *s)
-{
-	char *d = s, *ret = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else
-			*d++ = *s++;
-	}
-	*d = '\0';
-	return ret;
-}
-
-static char *next_field(char **p)
-{
-	char *f = *p, *sp;
-
-	if (!f)
-		return NULL;
-	sp = strchr(f, ' ');
-	if (sp) {
-		*sp = '\0';
-		*p = sp + 1;
-	} else
-		*p = NULL;
-	return f;
-}
 
 /* The per-mount options ("rw,nosuid,relatime") as MOUNT_ATTR_* bits;
  * mountinfo names relatime and noatime, and no atime word is strictatime. */
@@ -158,7 +112,7 @@ static void list_mountinfo(Result *res)
 	for (;;) {
 		if (mi_cap < len + 65536) {
 			mi_cap = 2 * (len + 65536);
-			mi_text = xrealloc(mi_text, mi_cap);
+			mi_text = bench_xrealloc(mi_text, mi_cap);
 		}
 		n = read(fd, mi_text + len, mi_cap - len - 1);
 		if (n < 0)
@@ -179,10 +133,10 @@ static void list_mountinfo(Result *res)
 		if (eol)
 			*eol++ = '\0';
 		for (int i = 0; i < 6; i++)
-			f[i] = next_field(&p);
+			f[i] = bench_next_field(&p);
 		m = result_add(res);
 		m->propagation = MS_PRIVATE;
-		while ((x = next_field(&p)) && strcmp(x, "-") != 0) {
+		while ((x = bench_next_field(&p)) && strcmp(x, "-") != 0) {
 			if (strncmp(x, "shared:", 7) == 0) {
 				m->propagation = MS_SHARED;
 				m->peer_group = strtoull(x + 7, NULL, 10);
@@ -193,9 +147,9 @@ static void list_mountinfo(Result *res)
 			} else if (strcmp(x, "unbindable") == 0)
 				m->propagation = MS_UNBINDABLE;
 		}
-		m->fstype = next_field(&p);
-		m->source = next_field(&p);
-		m->options = next_field(&p);
+		m->fstype = bench_next_field(&p);
+		m->source = bench_next_field(&p);
+		m->options = bench_next_field(&p);
 		if (!f[5] || !m->options) {
 			fprintf(stderr, "mountinfo: short line\n");
 			exit(2);
@@ -206,11 +160,11 @@ static void list_mountinfo(Result *res)
 			fprintf(stderr, "mountinfo: device %s\n", f[2]);
 			exit(2);
 		}
-		m->root = unescape(f[3]);
-		m->mount_point = unescape(f[4]);
+		m->root = bench_unescape(f[3]);
+		m->mount_point = bench_unescape(f[4]);
 		m->attributes = mount_options(f[5]);
-		unescape((char *)m->fstype);
-		unescape((char *)m->source);
+		bench_unescape((char *)m->fstype);
+		bench_unescape((char *)m->source);
 	}
 }
 
@@ -328,7 +282,7 @@ static void list_bytes(Result *res)
 
 		if (raw_cap < raw_len + 65536) {
 			raw_cap = 2 * (raw_len + 65536);
-			raw_buf = xrealloc(raw_buf, raw_cap);
+			raw_buf = bench_xrealloc(raw_buf, raw_cap);
 		}
 		n = recv(raw_fd, raw_buf + raw_len, raw_cap - raw_len, 0);
 		if (n <= 0)
@@ -343,16 +297,10 @@ static void list_bytes(Result *res)
 
 /* ------------------------------------------------ listmount + statmount */
 
-struct lb_mnt_id_req {
-	uint32_t size, spare;
-	uint64_t mnt_id, param;
-};
-
 static uint64_t *ids;
 static size_t ids_cap;
 static char *sm_strs;
 static size_t sm_used, sm_cap;
-#define BATCH 4096
 #define SM_MASK                                                                                \
 	(STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT | \
 	 STATMOUNT_FS_TYPE | STATMOUNT_MNT_OPTS)
@@ -365,7 +313,7 @@ static size_t sm_keep(const char *s)
 
 	if (sm_cap < sm_used + n) {
 		sm_cap = 2 * (sm_used + n) + 65536;
-		sm_strs = xrealloc(sm_strs, sm_cap);
+		sm_strs = bench_xrealloc(sm_strs, sm_cap);
 	}
 	memcpy(sm_strs + at, s, n);
 	sm_used += n;
@@ -374,29 +322,14 @@ static size_t sm_keep(const char *s)
 
 static void list_statmount(Result *res)
 {
-	struct lb_mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT};
 	static char buf[16384];
 	struct statmount *sm = (struct statmount *)buf;
-	size_t n = 0;
+	unsigned long calls = 0;
+	size_t n = bench_listmount(&ids, &ids_cap, &calls);
 
-	for (;;) {
-		long got;
-
-		if (ids_cap < n + BATCH) {
-			ids_cap = n + BATCH;
-			ids = xrealloc(ids, ids_cap * sizeof(*ids));
-		}
-		got = syscall(__NR_listmount, &req, ids + n, BATCH, 0);
-		if (got < 0)
-			bench_die("listmount");
-		n += (size_t)got;
-		if (got < BATCH)
-			break;
-		req.param = ids[n - 1];
-	}
 	sm_used = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct lb_mnt_id_req q = {
+		struct bench_mnt_id_req q = {
 			.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = ids[i], .param = SM_MASK};
 		MountdMount *m;
 
@@ -493,8 +426,8 @@ static void check(const Method *ref, const Method *m, unsigned what)
 		mismatches++;
 		return;
 	}
-	a = xrealloc(NULL, n * sizeof(*a) + 1);
-	b = xrealloc(NULL, n * sizeof(*b) + 1);
+	a = bench_xrealloc(NULL, n * sizeof(*a) + 1);
+	b = bench_xrealloc(NULL, n * sizeof(*b) + 1);
 	memcpy(a, ref->res.m, n * sizeof(*a));
 	memcpy(b, m->res.m, n * sizeof(*b));
 	qsort(a, n, sizeof(*a), by_old_id);
@@ -540,7 +473,7 @@ static int run_size(Method *m, size_t nm, unsigned *n_mounts, unsigned extra, un
 	printf("\n== %u extra tmpfs mounts: set up in %.1f s; %u rounds\n", extra,
 	       bench_now() - start, rounds);
 	for (size_t k = 0; k < nm; k++) {
-		m[k].t = xrealloc(m[k].t, rounds * sizeof(*m[k].t));
+		m[k].t = bench_xrealloc(m[k].t, rounds * sizeof(*m[k].t));
 		m[k].res.n = 0;
 		m[k].list(&m[k].res); /* warm-up, not timed */
 	}

@@ -314,6 +314,16 @@ static int fill_from_mountinfo(FILE *f, OpsListResult *res)
 	return 0;
 }
 
+/* The unique IDs of the namespace's mounts, in their order. */
+static int list_ids(uint64_t mnt_ns_id, uint64_t **ret, size_t *ret_n, MntLog *log)
+{
+	int r = mnt_listmount(mnt_ns_id, LSMT_ROOT, ret, ret_n);
+
+	if (r < 0)
+		mnt_log_fail(log, "listmount");
+	return r;
+}
+
 /* The mounts of namespace mnt_ns_id by statmount(), strings from mountinfo
  * (may be NULL: then all from statmount(), with no sources). */
 static int list_by_statmount(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult *ret, MntLog *log)
@@ -324,11 +334,9 @@ static int list_by_statmount(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult 
 	int r;
 
 	*ret = (OpsListResult){};
-	r = mnt_listmount(mnt_ns_id, LSMT_ROOT, &ids, &n);
-	if (r < 0) {
-		mnt_log_fail(log, "listmount");
+	r = list_ids(mnt_ns_id, &ids, &n, log);
+	if (r < 0)
 		return r;
-	}
 	res.mounts = calloc(n ?: 1, sizeof(OpsMountEntry));
 	if (!res.mounts)
 		return -ENOMEM;
@@ -403,11 +411,9 @@ static int list_from_mountinfo(uint64_t mnt_ns_id, FILE *f, OpsListResult *ret, 
 	int r;
 
 	*ret = (OpsListResult){};
-	r = mnt_listmount(mnt_ns_id, LSMT_ROOT, &ids, &n);
-	if (r < 0) {
-		mnt_log_fail(log, "listmount");
+	r = list_ids(mnt_ns_id, &ids, &n, log);
+	if (r < 0)
 		return r;
-	}
 	res.mounts = calloc(n ?: 1, sizeof(OpsMountEntry));
 	index = calloc(n ?: 1, sizeof(*index));
 	if (!res.mounts || !index)
@@ -436,11 +442,9 @@ static int list_from_mountinfo(uint64_t mnt_ns_id, FILE *f, OpsListResult *ret, 
 	}
 	if (res.n_mounts != n)
 		return -EAGAIN;
-	r = mnt_listmount(mnt_ns_id, LSMT_ROOT, &again, &n_again);
-	if (r < 0) {
-		mnt_log_fail(log, "listmount");
+	r = list_ids(mnt_ns_id, &again, &n_again, log);
+	if (r < 0)
 		return r;
-	}
 	if (n_again != n || memcmp(ids, again, n * sizeof(*ids)) != 0)
 		return -EAGAIN;
 	/* A kernel that orders otherwise is caught here, not trusted. */
