@@ -18,3 +18,12 @@ bench: kernel disk
 # walk-bench alone (its 30000-mount step takes minutes under TCG).
 bench-walk: kernel disk
 	@scripts/guest-run bench/run-walk "$(CURDIR)"
+
+# mountd's List against mountinfo and statmount, and where its time goes.
+$(B)/bench/list-bench: $(B)/bench/list-bench.o $(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+GUEST_PROGS += $(B)/bench/list-bench
+
+.PHONY: bench-list
+bench-list: kernel disk
+	@scripts/guest-run bench/run-list "$(CURDIR)"

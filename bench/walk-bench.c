@@ -48,14 +48,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-mounts.h"
 #include "bench-stats.h"
 #include "syscall-nr.h"
-#ifndef MNT_ID_REQ_SIZE_VER0
-#define MNT_ID_REQ_SIZE_VER0 24
-#endif
-#ifndef LSMT_ROOT
-#define LSMT_ROOT 0xffffffffffffffffULL
-#endif
 
 /* The attributes and the by-ID parameters of the final uapi, spelled out so
  * that this builds against the seed's header as well as the new one. */
@@ -111,14 +106,6 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		die("realloc");
-	return p;
-}
-
 /* ---------------------------------------------------------------- results */
 
 /* Strings of one walk live in chunks that are reused, never moved: every
@@ -141,8 +128,9 @@ static char *arena_put(Arena *a, const char *s, size_t len)
 		if (a->nchunks && a->cur + 1 < a->nchunks) {
 			a->cur++;
 		} else {
-			a->chunks = xrealloc(a->chunks, (a->nchunks + 1) * sizeof(*a->chunks));
-			a->chunks[a->nchunks] = xrealloc(NULL, CHUNK);
+			a->chunks =
+				bench_xrealloc(a->chunks, (a->nchunks + 1) * sizeof(*a->chunks));
+			a->chunks[a->nchunks] = bench_xrealloc(NULL, CHUNK);
 			a->cur = a->nchunks++;
 		}
 		a->used = 0;
@@ -188,7 +176,7 @@ static Rec *walk_add(Walk *w)
 {
 	if (w->n == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 1024;
-		w->r = xrealloc(w->r, w->cap * sizeof(*w->r));
+		w->r = bench_xrealloc(w->r, w->cap * sizeof(*w->r));
 	}
 	memset(&w->r[w->n], 0, sizeof(*w->r));
 	return &w->r[w->n++];
@@ -204,7 +192,7 @@ static void buf_need(Buf *b, size_t n)
 {
 	if (b->cap < n) {
 		b->cap = n < 4096 ? 4096 : n;
-		b->p = xrealloc(b->p, b->cap);
+		b->p = bench_xrealloc(b->p, b->cap);
 	}
 }
 
@@ -235,44 +223,6 @@ static void do_statfs(Walk *w, Rec *r)
 }
 
 /* ------------------------------------------------------- (a) mountinfo */
-
-static int is_oct(char c)
-{
-	return c >= '0' && c <= '7';
-}
-
-/* mountinfo's \ooo escapes (space, tab, newline, backslash, '#'), in place. */
-static char *unescape(char *s)
-{
-	char *d = s, *ret = s;
-
-	while (*s) {
-		if (s[0] == '\\' && is_oct(s[1]) && is_oct(s[2]) && is_oct(s[3])) {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-	return ret;
-}
-
-static char *next_field(char **p)
-{
-	char *f = *p, *sp;
-
-	if (!f)
-		return NULL;
-	sp = strchr(f, ' ');
-	if (sp) {
-		*sp = '\0';
-		*p = sp + 1;
-	} else {
-		*p = NULL;
-	}
-	return f;
-}
 
 static Buf mi_text, mi_opts;
 
@@ -308,30 +258,30 @@ static void walk_mountinfo(Walk *w)
 		if (eol)
 			*eol++ = '\0';
 		for (int i = 0; i < 6; i++)
-			f[i] = next_field(&p);
+			f[i] = bench_next_field(&p);
 		do /* optional fields up to the separator */
-			x = next_field(&p);
+			x = bench_next_field(&p);
 		while (x && strcmp(x, "-") != 0);
-		type = next_field(&p);
-		source = next_field(&p);
-		super = next_field(&p);
+		type = bench_next_field(&p);
+		source = bench_next_field(&p);
+		super = bench_next_field(&p);
 		if (!f[5] || !super) {
 			fprintf(stderr, "mountinfo: short line\n");
 			exit(2);
 		}
 		r = walk_add(w);
 		r->old_id = (uint32_t)strtoul(f[0], NULL, 10);
-		r->root = arena_str(&w->strs, unescape(f[3]));
-		r->point = arena_str(&w->strs, unescape(f[4]));
-		r->type = arena_str(&w->strs, unescape(type));
-		r->source = arena_str(&w->strs, unescape(source));
+		r->root = arena_str(&w->strs, bench_unescape(f[3]));
+		r->point = arena_str(&w->strs, bench_unescape(f[4]));
+		r->type = arena_str(&w->strs, bench_unescape(type));
+		r->source = arena_str(&w->strs, bench_unescape(source));
 		/* The mount's ro/rw and flags, then the superblock's options
 		 * without its own ro/rw: the list fsinfo's parameters are. */
 		opt_add(&mi_opts, &olen, f[5], strlen(f[5]));
 		x = strchr(super, ',');
 		if (x)
 			opt_add(&mi_opts, &olen, x + 1, strlen(x + 1));
-		r->opts = arena_str(&w->strs, unescape(mi_opts.p));
+		r->opts = arena_str(&w->strs, bench_unescape(mi_opts.p));
 		do_statfs(w, r);
 	}
 }
@@ -340,29 +290,10 @@ static void walk_mountinfo(Walk *w)
 
 static uint64_t *ids;
 static size_t ids_cap;
-#define BATCH 4096
 
 static size_t list_mounts(Walk *w)
 {
-	struct wb_mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT};
-	size_t n = 0;
-
-	for (;;) {
-		long got;
-
-		if (ids_cap < n + BATCH) {
-			ids_cap = n + BATCH;
-			ids = xrealloc(ids, ids_cap * sizeof(*ids));
-		}
-		got = syscall(__NR_listmount, &req, ids + n, BATCH, 0);
-		w->calls++;
-		if (got < 0)
-			die("listmount");
-		n += (size_t)got;
-		if (got < BATCH)
-			return n;
-		req.param = ids[n - 1]; /* continue after the last one */
-	}
+	return bench_listmount(&ids, &ids_cap, &w->calls);
 }
 
 /* ------------------------------------------------------- (b) statmount */
@@ -422,7 +353,7 @@ static const char *statmount_opts(struct statmount *sm)
 	OPT(sm->sb_flags & SB_LAZYTIME, "lazytime");
 	OPT((sm->mask & STATMOUNT_MNT_OPTS) && sm->str[sm->mnt_opts], sm->str + sm->mnt_opts);
 #undef OPT
-	return unescape(sm_opts.p);
+	return bench_unescape(sm_opts.p);
 }
 
 static void walk_statmount(Walk *w)
@@ -677,51 +608,14 @@ static void probe_fsinfo(void)
 
 static unsigned n_mounts;
 
-/* The i-th extra mount: its own tmpfs, options and flags varying with i;
- * every 1000th has a space in its mount point and source (mountinfo
- * escapes them), so unescaping is compared too. */
 static void add_mount(unsigned i)
 {
-	char path[128], src[64], size[32], inodes[32];
-	const char *mode = i % 3 == 0 ? "0700" : i % 3 == 1 ? "0755" : "1777";
-	unsigned attr = (i % 3 == 0 ? MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0) |
-			(i % 5 == 0 ? MOUNT_ATTR_NOEXEC : 0) |
-			(i % 7 == 0 ? MOUNT_ATTR_NOATIME : 0);
-	int fs, mnt;
-
-	snprintf(path, sizeof(path), i % 1000 == 7 ? "%s/m %u" : "%s/m%u", base, i);
-	snprintf(src, sizeof(src), i % 1000 == 7 ? "walk src %u" : "walk%u", i);
-	snprintf(size, sizeof(size), "%uk", 4 * (1 + i % 4093));
-	snprintf(inodes, sizeof(inodes), "%u", 100 + i % 9973);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		die(path);
-	fs = syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC);
-	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "source", src, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", size, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		die("fsopen/fsconfig tmpfs");
-	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, attr);
-	if (mnt < 0 ||
-	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		die("fsmount/move_mount");
-	close(mnt);
-	close(fs);
+	bench_mount_add(base, i);
 }
 
 static void setup_namespace(void)
 {
-	struct mount_attr priv = {.propagation = MS_PRIVATE};
-
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &priv, sizeof(priv)) < 0)
-		die("private mount namespace");
-	if (mkdir(base, 0755) < 0 && errno != EEXIST)
-		die(base);
-	/* The extra mounts' directories live on a tmpfs of their own. */
-	if (syscall(__NR_mount, "walk-bench", base, "tmpfs", 0, "mode=0755,nr_inodes=0") < 0)
-		die(base);
+	bench_mounts_setup(base, "walk-bench");
 }
 
 /* ------------------------------------------------------------ methods */
@@ -801,7 +695,7 @@ static void check(Method *m, size_t nm)
 	if (mismatches)
 		return;
 	qsort(a->r, a->n, sizeof(*a->r), cmp_u32);
-	points = xrealloc(NULL, (b->n + 1) * sizeof(*points));
+	points = bench_xrealloc(NULL, (b->n + 1) * sizeof(*points));
 	for (size_t i = 0; i < b->n; i++)
 		if (b->r[i].point)
 			points[npoints++] = (char *)b->r[i].point;
@@ -875,7 +769,7 @@ static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 	fflush(stdout);
 
 	for (size_t k = 0; k < nm; k++) {
-		m[k].t = xrealloc(m[k].t, rounds * sizeof(*m[k].t));
+		m[k].t = bench_xrealloc(m[k].t, rounds * sizeof(*m[k].t));
 		if (m[k].available) { /* warm-up, not timed: caches, buffers */
 			walk_reset(&m[k].w);
 			m[k].walk(&m[k].w);

@@ -3,7 +3,8 @@
 # ---- libmountd-client: the varlink client and container lookup, a static
 # library for other programs
 CLIENT_LIB := $(B)/libmountd-client.a
-$(CLIENT_LIB): $(B)/client/libmountd-client.o $(B)/client/libmountd-container.o
+$(CLIENT_LIB): $(B)/client/libmountd-client.o $(B)/client/libmountd-list.o \
+		$(B)/client/libmountd-container.o
 	@rm -f $@
 	ar rcs $@ $^
 

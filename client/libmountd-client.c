@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <time.h>
 
+#include "libmountd-client-internal.h"
 #include "libmountd-client.h"
 #include "util.h"
 
@@ -23,9 +24,11 @@ struct MountdClient {
 	int fd;
 	uint64_t timeout_usec;
 
-	/* Bytes read but not yet consumed: rbuf[rstart..rend). */
+	/* Bytes read but not yet consumed: rbuf[rstart..rend); the first
+	 * rscanned of them hold no NUL (a reply of megabytes arrives in many
+	 * reads, and is scanned once, not once per read). */
 	char *rbuf;
-	size_t rsize, rstart, rend;
+	size_t rsize, rstart, rend, rscanned;
 
 	/* Fds received and not yet given to a message. */
 	int *fds;
@@ -219,8 +222,9 @@ static int take_control_fds(MountdClient *c, struct msghdr *mh)
 static int read_message(MountdClient *c, uint64_t deadline, size_t *ret_len)
 {
 	for (;;) {
-		char *end = c->rend > c->rstart
-				    ? memchr(c->rbuf + c->rstart, 0, c->rend - c->rstart)
+		char *end = c->rend > c->rstart + c->rscanned
+				    ? memchr(c->rbuf + c->rstart + c->rscanned, 0,
+					     c->rend - c->rstart - c->rscanned)
 				    : NULL;
 		union {
 			struct cmsghdr h;
@@ -233,8 +237,10 @@ static int read_message(MountdClient *c, uint64_t deadline, size_t *ret_len)
 
 		if (end) {
 			*ret_len = (size_t)(end - (c->rbuf + c->rstart));
+			c->rscanned = 0;
 			return 0;
 		}
+		c->rscanned = c->rend - c->rstart;
 		if (c->rend - c->rstart >= MOUNTD_MESSAGE_MAX)
 			return -EMSGSIZE;
 		/* Compact, then make room for at least 64 KiB more. */
@@ -302,19 +308,10 @@ int mountd_reply_take_fd(MountdReply *r, int64_t index)
 	return fd;
 }
 
-/* Parse the buffered message into *ret; it gets the fds received so far. */
-static int parse_reply(MountdClient *c, size_t len, MountdReply *ret)
+int client_parse_reply_text(const char *text, MountdReply *ret)
 {
 	_cleanup_json_ json_object *m = NULL;
 	json_object *v;
-	const char *text = c->rbuf + c->rstart;
-
-	*ret = (MountdReply){};
-	c->rstart += len + 1;
-	/* The fds that came with these bytes belong to this message. */
-	ret->fds = TAKE_PTR(c->fds);
-	ret->n_fds = c->n_fds;
-	c->n_fds = 0;
 
 	m = json_tokener_parse(text);
 	if (!m || !json_object_is_type(m, json_type_object))
@@ -343,6 +340,54 @@ static int parse_reply(MountdClient *c, size_t len, MountdReply *ret)
 	return 0;
 }
 
+/* The buffered message's fds (those received so far) go to *ret. */
+static void take_message_fds(MountdClient *c, MountdReply *ret)
+{
+	ret->fds = TAKE_PTR(c->fds);
+	ret->n_fds = c->n_fds;
+	c->n_fds = 0;
+}
+
+/* Parse the buffered message into *ret; it gets the fds received so far. */
+static int parse_reply(MountdClient *c, size_t len, MountdReply *ret)
+{
+	const char *text = c->rbuf + c->rstart;
+
+	*ret = (MountdReply){};
+	c->rstart += len + 1;
+	take_message_fds(c, ret);
+	return client_parse_reply_text(text, ret);
+}
+
+int client_receive_text(MountdClient *c, char **ret_text, MountdReply *ret)
+{
+	size_t len;
+	int r;
+
+	*ret = (MountdReply){};
+	*ret_text = NULL;
+	if (c->dead)
+		return c->dead;
+	r = read_message(c, deadline_of(c), &len);
+	if (r < 0)
+		return c->dead = r;
+	take_message_fds(c, ret);
+	if (c->rstart == 0 && c->rend == len + 1) {
+		/* The buffer holds this message alone: hand it over. */
+		*ret_text = TAKE_PTR(c->rbuf);
+		c->rsize = c->rend = 0;
+		return 0;
+	}
+	*ret_text = malloc(len + 1);
+	if (!*ret_text) {
+		mountd_reply_done(ret);
+		return c->dead = -ENOMEM;
+	}
+	memcpy(*ret_text, c->rbuf + c->rstart, len + 1);
+	c->rstart += len + 1;
+	return 0;
+}
+
 static int receive_reply(MountdClient *c, MountdReply *ret)
 {
 	size_t len;
@@ -358,7 +403,7 @@ static int receive_reply(MountdClient *c, MountdReply *ret)
 	return r;
 }
 
-static int send_call(MountdClient *c, const char *method, json_object *params, const int *fds,
+int client_send_call(MountdClient *c, const char *method, json_object *params, const int *fds,
 		     size_t n_fds, bool more, bool oneway)
 {
 	_cleanup_json_ json_object *m = json_object_new_object();
@@ -402,7 +447,7 @@ int mountd_client_call(MountdClient *c, const char *method, json_object *params,
 	int r;
 
 	*ret = (MountdReply){};
-	r = send_call(c, method, params, fds, n_fds, false, false);
+	r = client_send_call(c, method, params, fds, n_fds, false, false);
 	if (r < 0)
 		return r;
 	r = receive_reply(c, ret);
@@ -422,7 +467,7 @@ int mountd_client_call_more(MountdClient *c, const char *method, json_object *pa
 {
 	int r;
 
-	r = send_call(c, method, params, fds, n_fds, true, false);
+	r = client_send_call(c, method, params, fds, n_fds, true, false);
 	if (r < 0)
 		return r;
 	for (;;) {
@@ -447,7 +492,7 @@ int mountd_client_call_more(MountdClient *c, const char *method, json_object *pa
 int mountd_client_call_oneway(MountdClient *c, const char *method, json_object *params,
 			      const int *fds, size_t n_fds)
 {
-	return send_call(c, method, params, fds, n_fds, false, true);
+	return client_send_call(c, method, params, fds, n_fds, false, true);
 }
 
 /* ---- readable errors ------------------------------------------------------ */

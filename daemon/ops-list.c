@@ -170,44 +170,128 @@ static char *field(char **p)
 	return s;
 }
 
-/* "ID PARENT MAJ:MIN ROOT POINT OPTS [OPTIONAL...] - TYPE SOURCE SUPER" into
- * the entry with that old ID (and that parent and device: an old ID freed
- * and taken again since statmount() names another mount). */
+static bool number(const char *s, char end, uint32_t *ret)
+{
+	char *e;
+	unsigned long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &e, 10);
+	if (errno || *e != end || v > UINT32_MAX)
+		return false;
+	*ret = (uint32_t)v;
+	return true;
+}
+
+/* The per-mount options ("rw,nosuid,relatime") as statmount()'s mnt_attr:
+ * the kernel writes both from the same flags (show_vfsmnt_opts(),
+ * mnt_to_attr_flags()), noatime before relatime, no word strictatime. */
+static uint64_t mount_attr(char *opts)
+{
+	static const struct {
+		const char *name;
+		uint64_t bit;
+	} names[] = {
+		{"ro", MOUNT_ATTR_RDONLY},	   {"nosuid", MOUNT_ATTR_NOSUID},
+		{"nodev", MOUNT_ATTR_NODEV},	   {"noexec", MOUNT_ATTR_NOEXEC},
+		{"noatime", MOUNT_ATTR_NOATIME},   {"nodiratime", MOUNT_ATTR_NODIRATIME},
+		{"relatime", MOUNT_ATTR_RELATIME}, {"nosymfollow", MOUNT_ATTR_NOSYMFOLLOW},
+		{"idmapped", MOUNT_ATTR_IDMAP},
+	};
+	bool noatime = false, relatime = false;
+	uint64_t attr = 0;
+	char *o, *save = NULL;
+
+	for (o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		noatime |= streq(o, "noatime");
+		relatime |= streq(o, "relatime");
+		for (size_t i = 0; i < ELEMENTSOF(names); i++)
+			if (streq(o, names[i].name)) {
+				attr |= names[i].bit;
+				break;
+			}
+	}
+	attr &= ~(uint64_t)MOUNT_ATTR__ATIME;
+	return attr | (noatime	  ? MOUNT_ATTR_NOATIME
+		       : relatime ? MOUNT_ATTR_RELATIME
+				  : MOUNT_ATTR_STRICTATIME);
+}
+
+/* One line of mountinfo, "ID PARENT MAJ:MIN ROOT POINT OPTS [OPTIONAL...] -
+ * TYPE SOURCE SUPER", split in place (strings still escaped). */
+typedef struct MountinfoLine {
+	uint32_t id, parent, major, minor;
+	char *root, *point, *opts, *fstype, *source, *super;
+	uint64_t propagation, peer_group, master; /* as statmount()'s */
+} MountinfoLine;
+
+static bool split_line(char *line, MountinfoLine *l)
+{
+	char *p = line, *f, *dev;
+
+	line[strcspn(line, "\n")] = 0;
+	*l = (MountinfoLine){};
+	if (!number(field(&p), 0, &l->id) || !number(field(&p), 0, &l->parent))
+		return false;
+	dev = field(&p);
+	if (!dev || !number(dev, ':', &l->major) || !number(strchr(dev, ':') + 1, 0, &l->minor))
+		return false;
+	l->root = field(&p);
+	l->point = field(&p);
+	l->opts = field(&p);
+	/* The optional fields as statmount() reports them. */
+	while ((f = field(&p)) && !streq(f, "-")) {
+		uint32_t v;
+
+		if (startswith(f, "shared:") && number(f + 7, 0, &v)) {
+			l->propagation |= MS_SHARED;
+			l->peer_group = v;
+		} else if (startswith(f, "master:") && number(f + 7, 0, &v)) {
+			l->propagation |= MS_SLAVE;
+			l->master = v;
+		} else if (streq(f, "unbindable"))
+			l->propagation |= MS_UNBINDABLE;
+	}
+	if (!l->propagation)
+		l->propagation = MS_PRIVATE;
+	l->fstype = field(&p);
+	l->source = field(&p);
+	l->super = field(&p);
+	return f && l->root && l->point && l->opts && l->fstype && l->source && l->super;
+}
+
+/* The strings of the line into e. */
+static int take_strings(OpsMountEntry *e, MountinfoLine *l)
+{
+	e->fstype = strdup(unoctal(l->fstype));
+	e->root = strdup(unoctal(l->root));
+	e->mount_point = strdup(unoctal(l->point));
+	e->source = entry_source(e, unoctal(l->source));
+	/* As mountinfo writes them: the options of the IDL. */
+	e->options = strdup(l->super);
+	return e->fstype && e->root && e->mount_point && e->source && e->options ? 0 : -ENOMEM;
+}
+
+/* A line into the entry with its old ID (and that parent and device: an
+ * old ID freed and taken again since statmount() names another mount). */
 static int fill_from_line(char *line, OpsMountEntry **index, size_t n)
 {
 	OpsMountEntry key, *k = &key, **found, *e;
-	char *p = line, *root, *point, *fstype, *source, *super, *f;
-	unsigned id, parent, major, minor;
+	MountinfoLine l;
 
-	line[strcspn(line, "\n")] = 0;
-	if (sscanf(field(&p) ?: "", "%u", &id) != 1 ||
-	    sscanf(field(&p) ?: "", "%u", &parent) != 1 ||
-	    sscanf(field(&p) ?: "", "%u:%u", &major, &minor) != 2)
+	if (!split_line(line, &l))
 		return 0;
-	root = field(&p);
-	point = field(&p);
-	while ((f = field(&p)) && !streq(f, "-"))
-		; /* the mount options and the optional fields */
-	fstype = field(&p);
-	source = field(&p);
-	super = field(&p);
-	if (!root || !point || !fstype || !source || !super)
-		return 0;
-	key.id_old = id;
+	key.id_old = l.id;
 	found = bsearch(&k, index, n, sizeof(*index), by_old_id);
 	if (!found)
 		return 0;
 	e = *found;
-	if (e->fstype || e->parent_id_old != parent || e->dev_major != major ||
-	    e->dev_minor != minor)
+	if (e->fstype || e->parent_id_old != l.parent || e->dev_major != l.major ||
+	    e->dev_minor != l.minor)
 		return 0;
-	e->fstype = strdup(unoctal(fstype));
-	e->root = strdup(unoctal(root));
-	e->mount_point = strdup(unoctal(point));
-	e->source = entry_source(e, unoctal(source));
-	/* As mountinfo writes them: the options of the IDL. */
-	e->options = strdup(super);
-	return e->fstype && e->root && e->mount_point && e->source && e->options ? 0 : -ENOMEM;
+	return take_strings(e, &l);
 }
 
 static int fill_from_mountinfo(FILE *f, OpsListResult *res)
@@ -230,9 +314,19 @@ static int fill_from_mountinfo(FILE *f, OpsListResult *res)
 	return 0;
 }
 
-/* The mounts of namespace mnt_ns_id; strings from mountinfo (may be NULL:
- * then all from statmount(), with no sources). */
-static int list_mounts(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult *ret, MntLog *log)
+/* The unique IDs of the namespace's mounts, in their order. */
+static int list_ids(uint64_t mnt_ns_id, uint64_t **ret, size_t *ret_n, MntLog *log)
+{
+	int r = mnt_listmount(mnt_ns_id, LSMT_ROOT, ret, ret_n);
+
+	if (r < 0)
+		mnt_log_fail(log, "listmount");
+	return r;
+}
+
+/* The mounts of namespace mnt_ns_id by statmount(), strings from mountinfo
+ * (may be NULL: then all from statmount(), with no sources). */
+static int list_by_statmount(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult *ret, MntLog *log)
 {
 	_cleanup_(ops_list_result_done) OpsListResult res = {};
 	_cleanup_free_ uint64_t *ids = NULL;
@@ -240,11 +334,9 @@ static int list_mounts(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult *ret, 
 	int r;
 
 	*ret = (OpsListResult){};
-	r = mnt_listmount(mnt_ns_id, LSMT_ROOT, &ids, &n);
-	if (r < 0) {
-		mnt_log_fail(log, "listmount");
+	r = list_ids(mnt_ns_id, &ids, &n, log);
+	if (r < 0)
 		return r;
-	}
 	res.mounts = calloc(n ?: 1, sizeof(OpsMountEntry));
 	if (!res.mounts)
 		return -ENOMEM;
@@ -298,6 +390,104 @@ static int list_mounts(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult *ret, 
 	*ret = res;
 	res = (OpsListResult){};
 	return 0;
+}
+
+/* Every value of every mount from one mountinfo, with no statmount() per
+ * mount (it cost as much as reading mountinfo).  The unique IDs come from
+ * listmount(): it and mountinfo both walk the namespace's mounts in the
+ * order of those IDs, so when listmount() before and after the read names
+ * the same mounts and mountinfo has as many lines, line i is mount ids[i]
+ * (IDs are never reused: a mount that came and went in between is a line
+ * too many).  -EAGAIN when that does not hold: the table changed, or the
+ * reader's root hides mounts; the caller then matches by statmount(). */
+static int list_from_mountinfo(uint64_t mnt_ns_id, FILE *f, OpsListResult *ret, MntLog *log)
+{
+	_cleanup_(ops_list_result_done) OpsListResult res = {};
+	_cleanup_free_ uint64_t *ids = NULL, *again = NULL;
+	_cleanup_free_ OpsMountEntry **index = NULL;
+	_cleanup_free_ char *line = NULL;
+	struct statmount sm;
+	size_t n, n_again, size = 0;
+	int r;
+
+	*ret = (OpsListResult){};
+	r = list_ids(mnt_ns_id, &ids, &n, log);
+	if (r < 0)
+		return r;
+	res.mounts = calloc(n ?: 1, sizeof(OpsMountEntry));
+	index = calloc(n ?: 1, sizeof(*index));
+	if (!res.mounts || !index)
+		return -ENOMEM;
+	while (getline(&line, &size, f) > 0) {
+		OpsMountEntry *e = &res.mounts[res.n_mounts];
+		MountinfoLine l;
+
+		if (res.n_mounts == n || !split_line(line, &l))
+			return -EAGAIN;
+		*e = (OpsMountEntry){
+			.id = ids[res.n_mounts],
+			.id_old = l.id,
+			.parent_id_old = l.parent,
+			.dev_major = l.major,
+			.dev_minor = l.minor,
+			.attr = mount_attr(l.opts),
+			.propagation = l.propagation,
+			.peer_group = l.peer_group,
+			.master = l.master,
+		};
+		index[res.n_mounts++] = e;
+		r = take_strings(e, &l);
+		if (r < 0)
+			return r;
+	}
+	if (res.n_mounts != n)
+		return -EAGAIN;
+	r = list_ids(mnt_ns_id, &again, &n_again, log);
+	if (r < 0)
+		return r;
+	if (n_again != n || memcmp(ids, again, n * sizeof(*ids)) != 0)
+		return -EAGAIN;
+	/* A kernel that orders otherwise is caught here, not trusted. */
+	if (n > 0 && (mnt_statmount_fixed(mnt_ns_id, ids[n - 1], STATMOUNT_MNT_BASIC, &sm) < 0 ||
+		      sm.mnt_id_old != res.mounts[n - 1].id_old))
+		return -EAGAIN;
+	qsort(index, n, sizeof(*index), by_old_id);
+	for (size_t i = 0; i < n; i++) {
+		OpsMountEntry key = {.id_old = res.mounts[i].parent_id_old}, *k = &key, **parent;
+
+		parent = bsearch(&k, index, n, sizeof(*index), by_old_id);
+		if (parent) {
+			res.mounts[i].parent_id = (*parent)->id;
+			continue;
+		}
+		/* A parent the reader's root hides (the namespace's first
+		 * mount, under the root file system): the kernel knows it. */
+		if (mnt_statmount_fixed(mnt_ns_id, ids[i], STATMOUNT_MNT_BASIC, &sm) < 0 ||
+		    sm.mnt_id_old != res.mounts[i].id_old)
+			return -EAGAIN;
+		res.mounts[i].parent_id = sm.mnt_parent_id;
+	}
+	*ret = res;
+	res = (OpsListResult){};
+	return 0;
+}
+
+/* The mounts of namespace mnt_ns_id; strings from mountinfo (may be NULL:
+ * then all from statmount(), with no sources). */
+static int list_mounts(uint64_t mnt_ns_id, FILE *mountinfo, OpsListResult *ret, MntLog *log)
+{
+	int r;
+
+	if (mountinfo) {
+		/* stdio's 4 KiB would be a read() - a kernel walk to the
+		 * next line - per 4 KiB of a text of megabytes. */
+		(void)setvbuf(mountinfo, NULL, _IOFBF, 256 << 10);
+		r = list_from_mountinfo(mnt_ns_id, mountinfo, ret, log);
+		if (r != -EAGAIN)
+			return r;
+		rewind(mountinfo);
+	}
+	return list_by_statmount(mnt_ns_id, mountinfo, ret, log);
 }
 
 int ops_list_by_id(uint64_t mnt_ns_id, pid_t pid, OpsListResult *ret, MntLog *log)

@@ -13,7 +13,8 @@ CMP="python3 $TOP/tests/guest/list-vs-mountinfo.py"
 devroot=/dev/$(basename "$(readlink "/sys/dev/block/$(mountpoint -d /)")")
 
 # 10000 tmpfs mounts with their own sources; some paths and sources with
-# spaces and a backslash (mountinfo escapes them), some nosuid/read-only.
+# spaces and a backslash (mountinfo escapes them), some nosuid/read-only/
+# noatime/strictatime, some shared or slave.
 check "10000 tmpfs mounts in the namespace" nsenter -t "$ns" -m python3 - <<'PY'
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
@@ -24,12 +25,23 @@ for i in range(10000):
     src = f"src {i}" if odd else f"src{i}"
     os.mkdir(path)
     flags = (2 if i % 3 == 0 else 0) | (1 if i % 5 == 0 else 0)  # MS_NOSUID, MS_RDONLY
+    flags |= 1024 if i % 7 == 0 else 1 << 24 if i % 11 == 0 else 0  # NOATIME, STRICTATIME
     if libc.mount(src.encode(), path.encode(), b"tmpfs", flags, b"size=1m") != 0:
         raise OSError(ctypes.get_errno(), path)
+    # MS_SHARED, then for some a bind of it made MS_SLAVE
+    if i % 13 == 0 and libc.mount(None, path.encode(), None, 1 << 20, None) != 0:
+        raise OSError(ctypes.get_errno(), path)
+    if i % 26 == 0:
+        os.mkdir(path + "s")
+        if libc.mount(path.encode(), (path + "s").encode(), None, 4096, None) != 0 or \
+                libc.mount(None, (path + "s").encode(), None, 1 << 19, None) != 0:
+            raise OSError(ctypes.get_errno(), path + "s")
 PY
 check "List by pid" call bypid List "{\"namespace\":{\"pid\":$ns}}"
 check "  equals the namespace's mountinfo, mount by mount" \
 	$CMP "$work/bypid" "/proc/$ns/mountinfo" "$devroot"
+check "  its IDs, parents, attributes and propagation are statmount()'s" \
+	nsenter -t "$ns" -m python3 "$TOP/tests/guest/list-vs-statmount.py" "$work/bypid"
 check "List by mntnsFd" call byfd List '{"namespace":{"mntnsFd":0}}' --fd "/proc/$ns/ns/mnt"
 check "  equals it too, sources included" $CMP "$work/byfd" "/proc/$ns/mountinfo" "$devroot"
 check "  a source with a space is given unescaped" \

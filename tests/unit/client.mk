@@ -23,3 +23,9 @@ $(B)/tests/unit/test-container: $(B)/tests/unit/test-container.o $(B)/libmountd-
 # mountd-oci-hook against a real mountd and a runtime's pre-pivot_root
 # namespace, both inside a private mount namespace
 UNIT_TESTS += tests/unit/test-oci-hook.sh
+
+# mountd_client_list()'s reader against json-c's reading of the same replies
+UNIT_TESTS += $(B)/tests/unit/test-libmountd-list
+$(B)/tests/unit/test-libmountd-list: $(B)/tests/unit/test-libmountd-list.o \
+		$(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * List's reply read straight into MountdMount structs.  The reply of 10k
+ * mounts is megabytes of JSON; json-c made ~25 objects per mount of it,
+ * most of a List's cost in the client.  Here the text is read once: the
+ * message buffer is taken over (not copied when it holds this message
+ * alone), strings are unescaped in place and NUL-terminated where their
+ * closing quote was, numbers are read as they pass.
+ *
+ * Only the mounts array is written to.  An error reply is left as it came
+ * and parsed by json-c (it is small), so MountdMountList.reply is what
+ * mountd_client_call() would have given.  Keys the reader does not know
+ * are skipped, as json-c's users would ignore them.
+ */
+
+#include <errno.h>
+#include <linux/mount.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "libmountd-client-internal.h"
+#include "libmountd-client.h"
+#include "util.h"
+
+/* Nesting no List reply comes near; a deeper value is refused, not
+ * followed. */
+#define DEPTH_MAX 64
+
+static char *skip_ws(char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static int hex4(const char *p, unsigned *ret)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else
+			return -EBADMSG;
+	}
+	*ret = v;
+	return 0;
+}
+
+static size_t put_utf8(char *d, unsigned cp)
+{
+	if (cp < 0x80) {
+		d[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		d[0] = (char)(0xc0 | cp >> 6);
+		d[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		d[0] = (char)(0xe0 | cp >> 12);
+		d[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		d[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	d[0] = (char)(0xf0 | cp >> 18);
+	d[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	d[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	d[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* The escape at s (after its backslash) into d; returns the bytes read
+ * from s, or negative.  Never writes more than it reads plus one, so an
+ * in-place decode stays behind its reading position. */
+static int unescape_one(const char *s, char *d, size_t *ret_written)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *k = *s ? strchr(from, *s) : NULL;
+	unsigned cp, lo;
+
+	if (k) {
+		*d = to[k - from];
+		*ret_written = 1;
+		return 1;
+	}
+	if (*s != 'u' || hex4(s + 1, &cp) < 0 || cp == 0)
+		return -EBADMSG; /* \u0000 has no place in a C string */
+	if (cp >= 0xdc00 && cp <= 0xdfff)
+		return -EBADMSG;
+	if (cp >= 0xd800 && cp <= 0xdbff) {
+		if (s[5] != '\\' || s[6] != 'u' || hex4(s + 7, &lo) < 0 || lo < 0xdc00 ||
+		    lo > 0xdfff)
+			return -EBADMSG;
+		*ret_written = put_utf8(d, 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00));
+		return 11;
+	}
+	*ret_written = put_utf8(d, cp);
+	return 5;
+}
+
+/* The string at *pp (its opening quote), unescaped into d (which may be
+ * *pp + 1: in place) and NUL-terminated; *pp moves past it.  At most cap
+ * bytes with the NUL: -ENOBUFS beyond. */
+static int read_string(char **pp, char *d, size_t cap, size_t *ret_len)
+{
+	char *s = *pp, *start = d;
+
+	if (*s++ != '"')
+		return -EBADMSG;
+	for (;;) {
+		char *run = s;
+		size_t n;
+
+		while (*s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
+			s++;
+		n = (size_t)(s - run);
+		if ((size_t)(d - start) + n >= cap)
+			return -ENOBUFS;
+		if (d != run)
+			memmove(d, run, n);
+		d += n;
+		if (*s == '"')
+			break;
+		if (*s != '\\')
+			return -EBADMSG; /* a control character, or the end */
+		{
+			size_t w;
+			int k;
+
+			if ((size_t)(d - start) + 4 >= cap)
+				return -ENOBUFS;
+			k = unescape_one(s + 1, d, &w);
+			if (k < 0)
+				return k;
+			s += 1 + k;
+			d += w;
+		}
+	}
+	*d = 0;
+	*pp = s + 1;
+	if (ret_len)
+		*ret_len = (size_t)(d - start);
+	return 0;
+}
+
+/* A string value in place: *ret points into the text. */
+static int read_string_in_place(char **pp, const char **ret)
+{
+	char *d = *pp + 1;
+	int r = read_string(pp, d, SIZE_MAX, NULL);
+
+	if (r < 0)
+		return r;
+	*ret = d;
+	return 0;
+}
+
+static int read_u64(char **pp, uint64_t *ret)
+{
+	char *p = *pp;
+	uint64_t v = 0;
+
+	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+		return -EBADMSG;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -EBADMSG;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.' || *p == 'e' || *p == 'E')
+		return -EBADMSG;
+	*pp = p;
+	*ret = v;
+	return 0;
+}
+
+static int read_literal(char **pp, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(*pp, word, n) != 0)
+		return -EBADMSG;
+	*pp += n;
+	return 0;
+}
+
+static int read_bool(char **pp, bool *ret)
+{
+	*ret = **pp == 't';
+	return read_literal(pp, *ret ? "true" : "false");
+}
+
+/* Any value, unread (and unchanged: error replies go to json-c after). */
+static int skip_value(char **pp, unsigned depth)
+{
+	char *p = skip_ws(*pp);
+	int r;
+
+	if (depth > DEPTH_MAX)
+		return -EBADMSG;
+	switch (*p) {
+	case '"':
+		for (p++; *p != '"'; p++) {
+			if ((unsigned char)*p < 0x20)
+				return -EBADMSG;
+			if (*p == '\\' && !*++p)
+				return -EBADMSG;
+		}
+		*pp = p + 1;
+		return 0;
+	case '{':
+	case '[': {
+		char close = *p == '{' ? '}' : ']';
+
+		p = skip_ws(p + 1);
+		if (*p == close) {
+			*pp = p + 1;
+			return 0;
+		}
+		for (;;) {
+			if (close == '}') {
+				if (*p != '"')
+					return -EBADMSG; /* keys are strings */
+				r = skip_value(&p, depth + 1);
+				if (r < 0)
+					return r;
+				p = skip_ws(p);
+				if (*p++ != ':')
+					return -EBADMSG;
+			}
+			r = skip_value(&p, depth + 1);
+			if (r < 0)
+				return r;
+			p = skip_ws(p);
+			if (*p == close) {
+				*pp = p + 1;
+				return 0;
+			}
+			if (*p++ != ',')
+				return -EBADMSG;
+			p = skip_ws(p);
+		}
+	}
+	case 't':
+		*pp = p;
+		return read_literal(pp, "true");
+	case 'f':
+		*pp = p;
+		return read_literal(pp, "false");
+	case 'n':
+		*pp = p;
+		return read_literal(pp, "null");
+	default:
+		if (*p != '-' && (*p < '0' || *p > '9'))
+			return -EBADMSG;
+		while (*p == '-' || *p == '+' || *p == '.' || *p == 'e' || *p == 'E' ||
+		       (*p >= '0' && *p <= '9'))
+			p++;
+		*pp = p;
+		return 0;
+	}
+}
+
+/* The members of an object at *pp, one call of member() per key (a copy,
+ * unescaped; a key too long for it is passed as "").  member() reads the
+ * value after the colon and returns negative to fail. */
+typedef int (*MemberFn)(const char *key, char **pp, void *userdata);
+
+static int read_object(char **pp, MemberFn member, void *userdata)
+{
+	char *p = skip_ws(*pp);
+	int r;
+
+	if (*p++ != '{')
+		return -EBADMSG;
+	p = skip_ws(p);
+	if (*p == '}') {
+		*pp = p + 1;
+		return 0;
+	}
+	for (;;) {
+		char key[32];
+
+		r = read_string(&p, key, sizeof(key), NULL);
+		if (r == -ENOBUFS) {
+			key[0] = 0;
+			r = skip_value(&p, 0);
+		}
+		if (r < 0)
+			return r;
+		p = skip_ws(p);
+		if (*p++ != ':')
+			return -EBADMSG;
+		p = skip_ws(p);
+		r = member(key, &p, userdata);
+		if (r < 0)
+			return r;
+		p = skip_ws(p);
+		if (*p == '}') {
+			*pp = p + 1;
+			return 0;
+		}
+		if (*p++ != ',')
+			return -EBADMSG;
+		p = skip_ws(p);
+	}
+}
+
+/* ---- one mount ------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	uint64_t bit;
+} attribute_flags[] = {
+	{"readOnly", MOUNT_ATTR_RDONLY},       {"noSuid", MOUNT_ATTR_NOSUID},
+	{"noDev", MOUNT_ATTR_NODEV},	       {"noExec", MOUNT_ATTR_NOEXEC},
+	{"noDiratime", MOUNT_ATTR_NODIRATIME}, {"noSymfollow", MOUNT_ATTR_NOSYMFOLLOW},
+};
+
+static const struct {
+	const char *name;
+	uint64_t value;
+} atime_names[] = {{"relatime", MOUNT_ATTR_RELATIME},
+		   {"noatime", MOUNT_ATTR_NOATIME},
+		   {"strictatime", MOUNT_ATTR_STRICTATIME}},
+  propagation_names[] = {{"shared", MS_SHARED},
+			 {"slave", MS_SLAVE},
+			 {"private", MS_PRIVATE},
+			 {"unbindable", MS_UNBINDABLE}};
+
+#define LOOKUP(table, s, ret)                                     \
+	({                                                        \
+		int _r = -EBADMSG;                                \
+		for (size_t _i = 0; _i < ELEMENTSOF(table); _i++) \
+			if (streq((table)[_i].name, (s))) {       \
+				*(ret) = (table)[_i].value;       \
+				_r = 0;                           \
+				break;                            \
+			}                                         \
+		_r;                                               \
+	})
+
+static int attribute_member(const char *key, char **pp, void *userdata)
+{
+	uint64_t *attr = userdata;
+	const char *s;
+	bool b;
+	int r;
+
+	if (streq(key, "atime")) {
+		uint64_t v;
+
+		r = read_string_in_place(pp, &s);
+		if (r >= 0)
+			r = LOOKUP(atime_names, s, &v);
+		if (r >= 0)
+			*attr = (*attr & ~(uint64_t)MOUNT_ATTR__ATIME) | v;
+		return r;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(attribute_flags); i++)
+		if (streq(key, attribute_flags[i].name)) {
+			r = read_bool(pp, &b);
+			if (r >= 0 && b)
+				*attr |= attribute_flags[i].bit;
+			return r;
+		}
+	return skip_value(pp, 1);
+}
+
+typedef enum FieldKind {
+	F_U64,
+	F_U32,
+	F_STRING,
+	F_STRING_OR_NULL,
+	F_ATTRIBUTES,
+	F_PROPAGATION,
+	F_DEVICE,
+} FieldKind;
+
+/* MountEntry of io.mountd.Mount.varlink, in the order mountd writes it:
+ * the next key is looked for first where the last one was. */
+static const struct MountField {
+	const char *name;
+	FieldKind kind;
+	size_t offset;
+	bool optional;
+} mount_fields[] = {
+#define M(n, k, f, o)                             \
+	{                                         \
+		n, k, offsetof(MountdMount, f), o \
+	}
+	M("id", F_U64, id, false),
+	M("parentId", F_U64, parent_id, false),
+	M("oldId", F_U32, old_id, false),
+	M("oldParentId", F_U32, old_parent_id, false),
+	M("fsType", F_STRING, fstype, false),
+	M("source", F_STRING_OR_NULL, source, true),
+	M("root", F_STRING, root, false),
+	M("mountPoint", F_STRING, mount_point, false),
+	M("options", F_STRING_OR_NULL, options, true),
+	M("attributes", F_ATTRIBUTES, attributes, false),
+	M("propagation", F_PROPAGATION, propagation, false),
+	M("peerGroup", F_U64, peer_group, false),
+	M("master", F_U64, master, false),
+	M("device", F_DEVICE, dev_major, false),
+#undef M
+};
+
+typedef struct MountReading {
+	MountdMount *m;
+	size_t next;   /* where to look for the next key first */
+	uint32_t seen; /* bits of mount_fields */
+} MountReading;
+
+static int read_field(const struct MountField *f, char **pp, MountdMount *m)
+{
+	void *at = (char *)m + f->offset;
+	const char *s;
+	uint64_t v;
+	int r, n;
+
+	switch (f->kind) {
+	case F_U64:
+		return read_u64(pp, at);
+	case F_U32:
+		r = read_u64(pp, &v);
+		if (r >= 0 && v > UINT32_MAX)
+			r = -EBADMSG;
+		if (r >= 0)
+			*(uint32_t *)at = (uint32_t)v;
+		return r;
+	case F_STRING_OR_NULL:
+		if (**pp == 'n') {
+			*(const char **)at = NULL;
+			return read_literal(pp, "null");
+		}
+		__attribute__((fallthrough));
+	case F_STRING:
+		return read_string_in_place(pp, at);
+	case F_ATTRIBUTES:
+		return read_object(pp, attribute_member, at);
+	case F_PROPAGATION:
+		r = read_string_in_place(pp, &s);
+		return r < 0 ? r : LOOKUP(propagation_names, s, (uint64_t *)at);
+	case F_DEVICE:
+		r = read_string_in_place(pp, &s);
+		if (r < 0)
+			return r;
+		n = 0;
+		if (sscanf(s, "%u:%u%n", &m->dev_major, &m->dev_minor, &n) != 2 || s[n])
+			return -EBADMSG;
+		return 0;
+	}
+	return -EBADMSG;
+}
+
+static int mount_member(const char *key, char **pp, void *userdata)
+{
+	MountReading *mr = userdata;
+
+	for (size_t k = 0; k < ELEMENTSOF(mount_fields); k++) {
+		size_t i = (mr->next + k) % ELEMENTSOF(mount_fields);
+
+		if (!streq(key, mount_fields[i].name))
+			continue;
+		if (mr->seen & 1u << i)
+			return -EBADMSG; /* twice */
+		mr->seen |= 1u << i;
+		mr->next = i + 1;
+		return read_field(&mount_fields[i], pp, mr->m);
+	}
+	return skip_value(pp, 2);
+}
+
+static int read_mount(char **pp, MountdMount *m)
+{
+	MountReading mr = {.m = m};
+	int r;
+
+	*m = (MountdMount){};
+	r = read_object(pp, mount_member, &mr);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ELEMENTSOF(mount_fields); i++)
+		if (!mount_fields[i].optional && !(mr.seen & 1u << i))
+			return -EBADMSG;
+	return 0;
+}
+
+/* ---- the reply ------------------------------------------------------------ */
+
+typedef struct ReplyReading {
+	MountdMountList *list;
+	bool error, continues, have_mounts;
+} ReplyReading;
+
+static int read_mounts(char **pp, MountdMountList *l)
+{
+	char *p = skip_ws(*pp);
+	size_t size = 0;
+	int r;
+
+	if (*p++ != '[')
+		return -EBADMSG;
+	p = skip_ws(p);
+	if (*p == ']') {
+		*pp = p + 1;
+		return 0;
+	}
+	for (;;) {
+		if (l->n_mounts == size) {
+			MountdMount *m;
+
+			size = size ? size * 2 : 256;
+			m = reallocarray(l->mounts, size, sizeof(*m));
+			if (!m)
+				return -ENOMEM;
+			l->mounts = m;
+		}
+		r = read_mount(&p, &l->mounts[l->n_mounts]);
+		if (r < 0)
+			return r;
+		l->n_mounts++;
+		p = skip_ws(p);
+		if (*p == ']') {
+			*pp = p + 1;
+			return 0;
+		}
+		if (*p++ != ',')
+			return -EBADMSG;
+	}
+}
+
+static int parameters_member(const char *key, char **pp, void *userdata)
+{
+	ReplyReading *rr = userdata;
+
+	if (!streq(key, "mounts") || rr->error)
+		return skip_value(pp, 1);
+	if (rr->have_mounts)
+		return -EBADMSG;
+	rr->have_mounts = true;
+	return read_mounts(pp, rr->list);
+}
+
+static int reply_member(const char *key, char **pp, void *userdata)
+{
+	ReplyReading *rr = userdata;
+
+	if (streq(key, "error")) {
+		rr->error = true;
+		return skip_value(pp, 0);
+	}
+	if (streq(key, "continues"))
+		return read_bool(pp, &rr->continues);
+	if (streq(key, "parameters"))
+		return read_object(pp, parameters_member, rr);
+	return skip_value(pp, 0);
+}
+
+/* The text of one message (taken) into l. */
+static int read_reply(MountdMountList *l)
+{
+	ReplyReading rr = {.list = l};
+	char *p = l->text;
+	int r;
+
+	r = read_object(&p, reply_member, &rr);
+	if (r < 0)
+		return r;
+	if (*skip_ws(p))
+		return -EBADMSG;
+	if (rr.continues)
+		return -EBADMSG; /* without "more" a server must not continue */
+	if (rr.error) {
+		/* Nothing of the text was written to: no mounts were read. */
+		if (rr.have_mounts)
+			return -EBADMSG;
+		return client_parse_reply_text(l->text, &l->reply);
+	}
+	return rr.have_mounts ? 0 : -EBADMSG;
+}
+
+void mountd_mount_list_done(MountdMountList *l)
+{
+	if (!l)
+		return;
+	free(l->mounts);
+	free(l->text);
+	mountd_reply_done(&l->reply);
+	*l = (MountdMountList){};
+}
+
+int mountd_client_list(MountdClient *c, json_object *params, const int *fds, size_t n_fds,
+		       MountdMountList *ret)
+{
+	int r;
+
+	*ret = (MountdMountList){};
+	r = client_send_call(c, "List", params, fds, n_fds, false, false);
+	if (r >= 0)
+		r = client_receive_text(c, &ret->text, &ret->reply);
+	if (r >= 0)
+		r = read_reply(ret);
+	if (r < 0) {
+		mountd_mount_list_done(ret);
+		return r;
+	}
+	return 0;
+}
