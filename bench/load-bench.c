@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -310,8 +311,13 @@ static pid_t spawn(void (*fn)(Shared *, unsigned, const Group *), Shared *sh, un
 
 	if (pid < 0)
 		die("fork", errno);
-	if (pid == 0)
+	if (pid == 0) {
+		/* No client outlives a generator that died. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
 		fn(sh, id, g);
+	}
 	return pid;
 }
 
@@ -343,9 +349,13 @@ static void run_groups(Run *run, const Group *groups, unsigned n_groups, unsigne
 	}
 	if (n + watches * n_groups > MAX_CLIENTS)
 		die("too many clients", E2BIG);
-	run->cap = cap;
-	run->n_clients = n;
-	run->n_watches = watches * n_groups;
+	/* Everything but the caller's mid-run snapshot request. */
+	*run = (Run){.cap = cap,
+		     .n_clients = n,
+		     .n_watches = watches * n_groups,
+		     .mid_pid = run->mid_pid,
+		     .mid_when = run->mid_when,
+		     .mid = run->mid};
 	run->sh = shared_new((size_t)cap * MAX_CLIENTS);
 	run->samples = (Sample *)(run->sh + 1);
 	current = run;
@@ -414,7 +424,7 @@ static void run_groups(Run *run, const Group *groups, unsigned n_groups, unsigne
 
 static int load_main(const Group *groups, unsigned n_groups, unsigned watches)
 {
-	Run run;
+	Run run = {};
 	unsigned n = 0;
 
 	run_groups(&run, groups, n_groups, watches, 0);
@@ -561,7 +571,6 @@ static Snapshot snapshot(pid_t mountd, const char *when)
 	return s;
 }
 
-/* Idle workers exit after a while (EXEC_IDLE_USEC); wait for that. */
 /* While the clients work: half of them done is well past any warm-up. */
 static void snapshot_mid(Run *run, unsigned total)
 {
@@ -579,12 +588,15 @@ static void snapshot_mid(Run *run, unsigned total)
 	*run->mid = snapshot(run->mid_pid, run->mid_when);
 }
 
-static void wait_no_workers(pid_t mountd, unsigned max_s)
+/* Idle workers exit after a while (EXEC_IDLE_USEC); wait for that, and
+ * then for mountd to give freed heap back (1 s after its last request). */
+static void wait_idle(pid_t mountd, unsigned max_s)
 {
 	pid_t w[4];
 
 	for (unsigned i = 0; i < max_s * 10 && children(mountd, w, 4) > 0; i++)
 		usleep(100000);
+	sleep(2);
 }
 
 typedef struct Level {
@@ -687,8 +699,7 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 		die("SO_PEERCRED", errno);
 	/* Started by this connection (socket activation) or earlier: either
 	 * way let its start-up settle and any workers of earlier use end. */
-	wait_no_workers(cred.pid, 60);
-	sleep(1);
+	wait_idle(cred.pid, 60);
 	snaps[0] = snapshot(cred.pid, "idle after start");
 
 	printf("\nload-bench: %u rounds x %u requests per level (Create, Info, List, Unmount "
@@ -709,7 +720,7 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 	for (unsigned rd = 0; rd < rounds; rd++)
 		for (unsigned j = 0; j < n_levels; j++)
 			level_round(&lv[(rd + j) % n_levels], per_level);
-	wait_no_workers(cred.pid, 60);
+	wait_idle(cred.pid, 60);
 	snaps[2] = snapshot(cred.pid, "idle after the levels");
 	if (soak) {
 		Level s = {.clients = 8,
@@ -720,7 +731,7 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 
 		s.per_req = &t;
 		level_round(&s, soak);
-		wait_no_workers(cred.pid, 60);
+		wait_idle(cred.pid, 60);
 		snaps[4] = snapshot(cred.pid, "idle after the soak");
 		for (unsigned m = 0; m < M_COUNT; m++)
 			free(s.lat[m]);

@@ -38,9 +38,10 @@ load() {
 # A number of the load's report: val GROUP KEY.
 val() { sed -n "s/^group=$1 .* $2=\([0-9]*\).*/\1/p" "$work/load.out"; }
 workers() { pgrep -P "$mountd" | wc -l; }
-# Idle workers end after 10 s (EXEC_IDLE_USEC); 60 s bounds the wait.
+# Idle workers end after 10 s (EXEC_IDLE_USEC); 60 s bounds the wait.  Then
+# 2 s more: mountd gives freed heap back 1 s after its last request.
 wait_idle() {
-	for _ in $(seq 600); do [ "$(workers)" = 0 ] && return 0; sleep 0.1; done
+	for _ in $(seq 600); do [ "$(workers)" = 0 ] && sleep 2 && return 0; sleep 0.1; done
 	echo "workers still running: $(pgrep -a -P "$mountd")"
 	return 1
 }
