@@ -83,7 +83,7 @@ static struct {
 	pid_t target; /* 0: the caller's own namespace */
 } opt = {.dir = "/run/load-bench"};
 
-static void die(const char *what, int r)
+static _Noreturn void die(const char *what, int r)
 {
 	fprintf(stderr, "load-bench: %s: %s\n", what, strerror(r < 0 ? -r : r));
 	exit(1);
@@ -522,33 +522,84 @@ static ProcUse proc_use(pid_t pid)
 			 .fds = count_fds(pid)};
 }
 
-/* The children of ppid: its workers. */
-static unsigned children(pid_t ppid, pid_t *out, unsigned max)
+/* The parent of /proc/NAME, or -1. */
+static pid_t parent_of(const char *name)
+{
+	char path[300], buf[512], *p;
+	int parent;
+	ssize_t len;
+	_cleanup_close_ int fd = -EBADF;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	/* comm may hold anything but ends with the last ')'. */
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %*c %d", &parent) == 1 ? parent : -1;
+}
+
+static bool is_mountd(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	_cleanup_fclose_ FILE *f = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	return f && fgets(comm, sizeof(comm), f) && strcmp(comm, "mountd\n") == 0;
+}
+
+/* Every process of /proc for which keep(pid, parent, data) holds, up to max. */
+static unsigned scan_proc(bool (*keep)(pid_t, pid_t, pid_t), pid_t data, pid_t *out, unsigned max)
 {
 	_cleanup_closedir_ DIR *d = opendir("/proc");
 	struct dirent *de;
 	unsigned n = 0;
 
-	while (d && (de = readdir(d))) {
-		char path[300], buf[512], *p;
-		int parent;
-		ssize_t len;
-		_cleanup_close_ int fd = -EBADF;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (len <= 0)
-			continue;
-		buf[len] = 0;
-		/* comm may hold anything but ends with the last ')'. */
-		p = strrchr(buf, ')');
-		if (p && sscanf(p + 1, " %*c %d", &parent) == 1 && parent == ppid && n < max)
+	while (d && n < max && (de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
+		    keep(atoi(de->d_name), parent_of(de->d_name), data))
 			out[n++] = atoi(de->d_name);
-	}
 	return n;
+}
+
+static bool is_child(pid_t pid, pid_t parent, pid_t ppid)
+{
+	(void)pid;
+	return parent == ppid;
+}
+
+/* The children of ppid: its workers. */
+static unsigned children(pid_t ppid, pid_t *out, unsigned max)
+{
+	return scan_proc(is_child, ppid, out, max);
+}
+
+static bool is_main_mountd(pid_t pid, pid_t parent, pid_t unused)
+{
+	(void)unused;
+	return is_mountd(pid) && !is_mountd(parent);
+}
+
+/* SO_PEERCRED names the process that listen()ed: systemd (pid 1) when the
+ * socket is a socket unit's.  Then mountd is the process called mountd
+ * whose parent is not (its workers are its children). */
+static pid_t find_mountd(pid_t peer)
+{
+	pid_t found[2];
+
+	if (is_mountd(peer))
+		return peer;
+	switch (scan_proc(is_main_mountd, 0, found, 2)) {
+	case 1:
+		return found[0];
+	case 0:
+		die("no process called mountd", ESRCH);
+	default:
+		die("several processes called mountd", ENOTUNIQ);
+	}
 }
 
 static Snapshot snapshot(pid_t mountd, const char *when)
@@ -697,6 +748,7 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 		die("connect to mountd", r);
 	if (getsockopt(mountd_client_get_fd(ctl), SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		die("SO_PEERCRED", errno);
+	cred.pid = find_mountd(cred.pid);
 	/* Started by this connection (socket activation) or earlier: either
 	 * way let its start-up settle and any workers of earlier use end. */
 	wait_idle(cred.pid, 60);
@@ -826,7 +878,7 @@ static Group parse_group(const char *s)
 int main(int argc, char **argv)
 {
 	unsigned levels[MAX_LEVELS] = {1, 2, 8, 32}, n_levels = 4;
-	unsigned per_level = 2000, rounds = 3, soak = 20000, watches = 0, n_groups = 0;
+	unsigned per_level = 400, rounds = 3, soak = 5000, watches = 0, n_groups = 0;
 	Group groups[MAX_GROUPS];
 	const char *csv = NULL;
 	int c;
