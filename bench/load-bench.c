@@ -585,21 +585,22 @@ static bool is_main_mountd(pid_t pid, pid_t parent, pid_t unused)
 
 /* SO_PEERCRED names the process that listen()ed: systemd (pid 1) when the
  * socket is a socket unit's.  Then mountd is the process called mountd
- * whose parent is not (its workers are its children). */
+ * whose parent is not (its workers are its children); one just activated
+ * by our connection may still be systemd's "(mountd)": give it 10 s. */
 static pid_t find_mountd(pid_t peer)
 {
 	pid_t found[2];
+	unsigned n = 0;
 
 	if (is_mountd(peer))
 		return peer;
-	switch (scan_proc(is_main_mountd, 0, found, 2)) {
-	case 1:
-		return found[0];
-	case 0:
+	for (unsigned i = 0; i < 100 && (n = scan_proc(is_main_mountd, 0, found, 2)) == 0; i++)
+		usleep(100000);
+	if (n == 0)
 		die("no process called mountd", ESRCH);
-	default:
+	if (n > 1)
 		die("several processes called mountd", ENOTUNIQ);
-	}
+	return found[0];
 }
 
 static Snapshot snapshot(pid_t mountd, const char *when)
