@@ -5,6 +5,12 @@ $(B)/bench/mount-bench: $(B)/bench/mount-bench.o $(B)/bench/image-methods.o \
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 GUEST_PROGS += $(B)/bench/mount-bench
 
+# Many clients at once: requests/s, mountd's RSS and fds (also the load
+# generator of tests/guest/75-mountd-load.sh).
+$(B)/bench/load-bench: $(B)/bench/load-bench.o $(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+GUEST_PROGS += $(B)/bench/load-bench
+
 # Every mount's information: mountinfo vs statmount vs fsinfo() (no library).
 $(B)/bench/walk-bench: $(B)/bench/walk-bench.o
 	$(CC) $(CFLAGS) -o $@ $^

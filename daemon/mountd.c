@@ -40,7 +40,43 @@ typedef struct Daemon {
 	bool stopping;
 	uint64_t idle_usec;
 	sd_event_source *idle_timer;
+	uint64_t quiet_since;
+	sd_event_source *trim_timer;
 } Daemon;
+
+/* After a burst glibc keeps the heap it freed (connections' buffers, JSON)
+ * for itself; hand it back once mountd has been quiet for this long, so that
+ * an idle mountd's RSS is what it holds, not what it once needed. */
+#define TRIM_AFTER_USEC (1ULL * 1000 * 1000)
+
+static int on_trim_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Daemon *d = userdata;
+
+	if (request_pending() > 0)
+		return 0; /* the end of the last one arms it again */
+	if (usec < d->quiet_since + TRIM_AFTER_USEC) {
+		int r = sd_event_source_set_time(s, d->quiet_since + TRIM_AFTER_USEC);
+
+		return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	}
+	(void)malloc_trim(0);
+	return 0;
+}
+
+/* Called whenever mountd runs out of work: cheap, as it is called after
+ * every request of a lone client. */
+static void schedule_trim(Daemon *d)
+{
+	int enabled = SD_EVENT_OFF;
+
+	(void)sd_event_now(d->event, CLOCK_MONOTONIC, &d->quiet_since);
+	if (!d->trim_timer ||
+	    (sd_event_source_get_enabled(d->trim_timer, &enabled) >= 0 && enabled != SD_EVENT_OFF))
+		return;
+	if (sd_event_source_set_time(d->trim_timer, d->quiet_since + TRIM_AFTER_USEC) >= 0)
+		(void)sd_event_source_set_enabled(d->trim_timer, SD_EVENT_ONESHOT);
+}
 
 static void maybe_exit(Daemon *d)
 {
@@ -53,6 +89,7 @@ static void maybe_exit(Daemon *d)
 
 static void on_jobs_done(void *userdata)
 {
+	schedule_trim(userdata);
 	maybe_exit(userdata);
 }
 
@@ -126,6 +163,7 @@ static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata)
 static void on_server_idle(VarlinkServer *s, void *userdata)
 {
 	(void)s;
+	schedule_trim(userdata);
 	maybe_exit(userdata);
 }
 
@@ -286,6 +324,9 @@ int main(int argc, char **argv)
 			r = request_setup(d.event, (uint64_t)sec * 1000000);
 	}
 	request_set_idle_callback(on_jobs_done, &d);
+	if (r >= 0)
+		r = sd_event_add_time_relative(d.event, &d.trim_timer, CLOCK_MONOTONIC,
+					       TRIM_AFTER_USEC, 0, on_trim_timer, &d);
 	if (r < 0) {
 		fprintf(stderr, "mountd: varlink: %s\n", strerror(-r));
 		return 1;
@@ -328,6 +369,7 @@ int main(int argc, char **argv)
 	r = sd_event_loop(d.event);
 
 	d.idle_timer = sd_event_source_unref(d.idle_timer);
+	d.trim_timer = sd_event_source_unref(d.trim_timer);
 	bus_front_free(d.bus);
 	varlink_server_free(d.server);
 	request_shutdown();

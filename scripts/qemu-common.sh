@@ -36,10 +36,11 @@ base_cmdline() {
 
 # The root disk is /dev/vda; /dev/vdb is a scratch disk (scripts/disk-build)
 # with one ext4 partition, a block device to try mountctl on.  Both are
-# snapshots: nothing a boot writes survives it.
+# snapshots: nothing a boot writes survives it.  MOUNTD_GUEST_CPUS (default 2)
+# is the number of CPUs, e.g. for how bench/load-bench scales.
 qemu_base_args() {
 	local kernel=$1 disk=$2
-	echo "-machine q35 -m ${MOUNTD_GUEST_MEM:-2048} -smp 2 -nodefaults -no-reboot -display none" \
+	echo "-machine q35 -m ${MOUNTD_GUEST_MEM:-2048} -smp ${MOUNTD_GUEST_CPUS:-2} -nodefaults -no-reboot -display none" \
 		"$(qemu_accel_args)" \
 		"-kernel $kernel" \
 		"-drive file=$disk,format=raw,if=virtio,snapshot=on" \
