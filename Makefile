@@ -7,8 +7,8 @@ SHELL := /bin/bash
 export MOUNTD_CACHE ?= /var/cache/mountd
 B := build
 
-.PHONY: all run check deps
-all run check:
+.PHONY: all run check fuzz deps
+all run check fuzz:
 	@scripts/deps
 	@$(MAKE) --no-print-directory _$@
 
@@ -89,10 +89,11 @@ check-host: build
 check-guest: kernel disk
 	@scripts/check-guest
 
-# Both suites run even when the first fails; the closing line adds them up.
+# The suites run even when one fails; the closing line adds them up.
 _check: build disk
-	@rm -f $(B)/host-results/counts $(B)/guest-results/counts
+	@rm -f $(B)/host-results/counts $(B)/guest-results/counts $(B)/fuzz-results/counts
 	@$(MAKE) --no-print-directory check-host || true
+	@$(MAKE) --no-print-directory _fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) || true
 	@$(MAKE) --no-print-directory check-guest || true
 	@scripts/check-total
 

@@ -1,0 +1,33 @@
+# tests/fuzz/build.mk — libFuzzer harnesses with ASan + UBSan (clang), one
+# per input mountd or mountctl parses; tests/fuzz/README.md says what each
+# feeds and what the runs found.  Their objects are built apart from the
+# gcc ones, under $(FO), from the same sources.
+
+FUZZ_CC := clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	$(PKG_CFLAGS)
+FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
+FO := $(B)/fuzz/obj
+FUZZERS :=
+
+$(FO)/%.o: %.c $(KERNEL)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The objects test-ops-table links, instrumented.
+FUZZ_OPS_OBJS := $(patsubst $(B)/%,$(FO)/%,$(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS))
+
+# daemon/policy.c: the policy file
+FUZZERS += $(B)/fuzz/fuzz-policy
+$(B)/fuzz/fuzz-policy: $(FO)/tests/fuzz/fuzz-policy.o $(FO)/daemon/policy.o
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# `make fuzz FUZZ_SECONDS=N`: each harness for N seconds; `make check` runs
+# the same for CHECK_FUZZ_SECONDS each, counted like the host tests.
+FUZZ_SECONDS ?= 60
+CHECK_FUZZ_SECONDS := 15
+.PHONY: _fuzz fuzz-build
+fuzz-build: $(FUZZERS)
+_fuzz: $(FUZZERS)
+	@scripts/fuzz-run $(FUZZ_SECONDS) $(FUZZERS)
