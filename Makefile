@@ -47,7 +47,7 @@ INSTALL_TARGETS :=
 include varlink/build.mk
 include $(filter-out varlink/build.mk,$(sort $(wildcard */build.mk */*/build.mk tests/unit/*.mk)))
 
-.PHONY: _all _run _check kernel image disk print-uapi-dir build install \
+.PHONY: _all _run _check _fuzz kernel image disk print-uapi-dir build install \
 	check-host check-guest clean format
 
 _all: build
@@ -85,6 +85,10 @@ _run: kernel disk
 
 check-host: build
 	@scripts/check-host $(UNIT_TESTS)
+
+# tests/fuzz: FUZZ_SECONDS per harness, judged like the host tests.
+_fuzz: $(FUZZERS)
+	@scripts/fuzz-run $(FUZZ_SECONDS) $(FUZZERS)
 
 check-guest: kernel disk
 	@scripts/check-guest

@@ -10,6 +10,10 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror $(FUZZ_SAN) -fsanitize=fu
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 FO := $(B)/fuzz/obj
 FUZZERS :=
+# `make fuzz FUZZ_SECONDS=N`: each harness for N seconds; `make check` runs
+# them for CHECK_FUZZ_SECONDS each, counted like the host tests.
+FUZZ_SECONDS ?= 60
+CHECK_FUZZ_SECONDS := 15
 
 $(FO)/%.o: %.c $(KERNEL)
 	@mkdir -p $(dir $@)
@@ -23,11 +27,7 @@ FUZZERS += $(B)/fuzz/fuzz-policy
 $(B)/fuzz/fuzz-policy: $(FO)/tests/fuzz/fuzz-policy.o $(FO)/daemon/policy.o
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# `make fuzz FUZZ_SECONDS=N`: each harness for N seconds; `make check` runs
-# the same for CHECK_FUZZ_SECONDS each, counted like the host tests.
-FUZZ_SECONDS ?= 60
-CHECK_FUZZ_SECONDS := 15
-.PHONY: _fuzz fuzz-build
-fuzz-build: $(FUZZERS)
-_fuzz: $(FUZZERS)
-	@scripts/fuzz-run $(FUZZ_SECONDS) $(FUZZERS)
+# daemon/ops-table.c: every method's JSON parameters
+FUZZERS += $(B)/fuzz/fuzz-ops-json
+$(B)/fuzz/fuzz-ops-json: $(FO)/tests/fuzz/fuzz-ops-json.o $(FUZZ_OPS_OBJS)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)

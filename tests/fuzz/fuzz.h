@@ -7,6 +7,7 @@
  * choices a harness makes (chunk sizes, types, counts) from the input.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			abort();                                                                 \
 		}                                                                                \
 	} while (0)
+
+/* FUZZ_DEBUG=1 in the environment: harnesses say what they made of an
+ * input (for writing seeds: fuzz-NAME -runs=0 SEED). */
+static inline bool fuzz_debug(void)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("FUZZ_DEBUG") != NULL;
+	return on;
+}
 
 typedef struct FuzzInput {
 	const uint8_t *data;
