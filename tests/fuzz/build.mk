@@ -31,3 +31,15 @@ $(B)/fuzz/fuzz-policy: $(FO)/tests/fuzz/fuzz-policy.o $(FO)/daemon/policy.o
 FUZZERS += $(B)/fuzz/fuzz-ops-json
 $(B)/fuzz/fuzz-ops-json: $(FO)/tests/fuzz/fuzz-ops-json.o $(FUZZ_OPS_OBJS)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# client/mountctl-options.c: -o lists in each mode
+FUZZERS += $(B)/fuzz/fuzz-mountctl-options
+$(B)/fuzz/fuzz-mountctl-options: $(FO)/tests/fuzz/fuzz-mountctl-options.o \
+		$(FO)/client/mountctl-options.o
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# client/mountctl-apply.c: apply's line protocol and the calls it makes
+FUZZERS += $(B)/fuzz/fuzz-mountctl-apply
+$(B)/fuzz/fuzz-mountctl-apply: $(FO)/tests/fuzz/fuzz-mountctl-apply.o \
+		$(FO)/client/mountctl-apply.o $(FO)/client/mountctl-options.o
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
