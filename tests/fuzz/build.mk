@@ -43,3 +43,8 @@ FUZZERS += $(B)/fuzz/fuzz-mountctl-apply
 $(B)/fuzz/fuzz-mountctl-apply: $(FO)/tests/fuzz/fuzz-mountctl-apply.o \
 		$(FO)/client/mountctl-apply.o $(FO)/client/mountctl-options.o
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# daemon/ops-info.c: fsinfo() answers, from a replacement of the system call
+FUZZERS += $(B)/fuzz/fuzz-fsinfo
+$(B)/fuzz/fuzz-fsinfo: $(FO)/tests/fuzz/fuzz-fsinfo.o $(FUZZ_OPS_OBJS)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -Wl,--wrap=mnt_fsinfo -o $@ $^ $(LDLIBS)
