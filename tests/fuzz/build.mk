@@ -48,3 +48,9 @@ $(B)/fuzz/fuzz-mountctl-apply: $(FO)/tests/fuzz/fuzz-mountctl-apply.o \
 FUZZERS += $(B)/fuzz/fuzz-fsinfo
 $(B)/fuzz/fuzz-fsinfo: $(FO)/tests/fuzz/fuzz-fsinfo.o $(FUZZ_OPS_OBJS)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -Wl,--wrap=mnt_fsinfo -o $@ $^ $(LDLIBS)
+
+# varlink/: the transport, a real server fed in chunks of every size
+FUZZERS += $(B)/fuzz/fuzz-varlink
+$(B)/fuzz/fuzz-varlink: $(FO)/tests/fuzz/fuzz-varlink.o $(FO)/varlink/varlink.o \
+		$(FO)/varlink/json-dispatch.o
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
