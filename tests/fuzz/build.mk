@@ -54,3 +54,9 @@ FUZZERS += $(B)/fuzz/fuzz-varlink
 $(B)/fuzz/fuzz-varlink: $(FO)/tests/fuzz/fuzz-varlink.o $(FO)/varlink/varlink.o \
 		$(FO)/varlink/json-dispatch.o
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# daemon/bus-args.c: every method's D-Bus arguments, as real messages
+FUZZERS += $(B)/fuzz/fuzz-bus-args
+$(B)/fuzz/fuzz-bus-args: $(FO)/tests/fuzz/fuzz-bus-args.o $(FO)/daemon/bus-args.o \
+		$(FUZZ_OPS_OBJS)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
