@@ -7,8 +7,8 @@ SHELL := /bin/bash
 export MOUNTD_CACHE ?= /var/cache/mountd
 B := build
 
-.PHONY: all run check deps
-all run check:
+.PHONY: all run check fuzz deps
+all run check fuzz:
 	@scripts/deps
 	@$(MAKE) --no-print-directory _$@
 
@@ -47,7 +47,7 @@ INSTALL_TARGETS :=
 include varlink/build.mk
 include $(filter-out varlink/build.mk,$(sort $(wildcard */build.mk */*/build.mk tests/unit/*.mk)))
 
-.PHONY: _all _run _check kernel image disk print-uapi-dir build install \
+.PHONY: _all _run _check _fuzz kernel image disk print-uapi-dir build install \
 	check-host check-guest clean format
 
 _all: build
@@ -86,13 +86,18 @@ _run: kernel disk
 check-host: build
 	@scripts/check-host $(UNIT_TESTS)
 
+# tests/fuzz: FUZZ_SECONDS per harness, judged like the host tests.
+_fuzz: $(FUZZERS)
+	@scripts/fuzz-run $(FUZZ_SECONDS) $(FUZZERS)
+
 check-guest: kernel disk
 	@scripts/check-guest
 
-# Both suites run even when the first fails; the closing line adds them up.
+# The suites run even when one fails; the closing line adds them up.
 _check: build disk
-	@rm -f $(B)/host-results/counts $(B)/guest-results/counts
+	@rm -f $(B)/host-results/counts $(B)/guest-results/counts $(B)/fuzz-results/counts
 	@$(MAKE) --no-print-directory check-host || true
+	@$(MAKE) --no-print-directory _fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) || true
 	@$(MAKE) --no-print-directory check-guest || true
 	@scripts/check-total
 

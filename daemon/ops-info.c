@@ -320,21 +320,37 @@ static size_t struct_size(int attr)
 	}
 }
 
-static int info_fsinfo(int fd, const OpsInfoRequest *r, int attr, OpsInfoResult *res)
+/* Values are small (a path, a label, a struct); more than this is a kernel
+ * that reports nonsense, not a value to allocate for. */
+#define FSINFO_VALUE_MAX (1U << 20)
+
+int ops_info_fsinfo(int fd, const OpsInfoRequest *r, int attr, OpsInfoResult *res)
 {
-	/* 4096 is the most any attribute returns (the string limit). */
-	_cleanup_free_ uint8_t *buf = calloc(1, 4096 + 1);
+	size_t size = 4096;
+	_cleanup_free_ uint8_t *buf = NULL;
 	int n;
 
-	if (!buf)
-		return -ENOMEM;
-	n = mnt_fsinfo(fd, NULL, 0, (uint32_t)attr, r->nth, r->mth, buf, 4096);
-	if (n < 0)
-		return n;
+	/* fsinfo() returns the value's full size, even when it did not fit:
+	 * then call again with that much room (it may have grown by then). */
+	for (unsigned tries = 0;; tries++) {
+		free(buf);
+		/* A NUL after the room: strings come unterminated. */
+		buf = calloc(1, size + 1);
+		if (!buf)
+			return -ENOMEM;
+		n = mnt_fsinfo(fd, NULL, 0, (uint32_t)attr, r->nth, r->mth, buf, size);
+		if (n < 0)
+			return n;
+		if ((size_t)n <= size)
+			break;
+		if ((size_t)n > FSINFO_VALUE_MAX || tries == 3)
+			return -EOVERFLOW;
+		size = (size_t)n;
+	}
 	if ((size_t)n < struct_size(attr))
 		return -EPROTO; /* a kernel with an older struct */
 	res->source = OPS_INFO_FSINFO;
-	return decode_fsinfo(attr, buf, MIN((size_t)n, (size_t)4096), res);
+	return decode_fsinfo(attr, buf, (size_t)n, res);
 }
 
 static int info_fallback(int fd, int attr, const OpsInfoRequest *r, OpsInfoResult *res)
@@ -473,7 +489,7 @@ int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 	fd = reply.fds[0];
 
 	step = "fsinfo";
-	k = info_fsinfo(fd, r, attr, ret);
+	k = ops_info_fsinfo(fd, r, attr, ret);
 	if (k == -ENOSYS && !r->no_fallback) {
 		step = "fallback";
 		k = info_fallback(fd, attr, r, ret);

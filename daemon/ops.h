@@ -227,6 +227,11 @@ int ops_info_validate(const OpsInfoRequest *r, const char **ret_field);
 int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log);
 /* Exported for the unit tests. */
 int ops_info_attribute_from_string(const char *s);
+/* fsinfo() of attribute attr (its number) of what fd refers to, decoded
+ * into res: the part of ops_info() after the path is resolved.  -ENOSYS
+ * without fsinfo(), -EPROTO for a struct smaller than ours, -EOVERFLOW for
+ * a value that would not stop growing or claims more than 1 MiB. */
+int ops_info_fsinfo(int fd, const OpsInfoRequest *r, int attr, OpsInfoResult *res);
 /* Whether the Info value called name is signed (D-Bus "x", not "t"):
  * JSON numbers do not say. */
 bool ops_info_value_signed(const char *name);
