@@ -16,3 +16,8 @@ bench: kernel disk
 # walk-bench alone (its 30000-mount step takes minutes under TCG).
 bench-walk: kernel disk
 	@scripts/guest-run bench/run-walk "$(CURDIR)"
+
+# One request against the syscalls it stands for, and the floor (issue 13).
+$(B)/bench/req-bench: $(B)/bench/req-bench.o $(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+GUEST_PROGS += $(B)/bench/req-bench
