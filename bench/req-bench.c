@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fsinfo.h>
 #include <linux/mount.h>
 #include <sched.h>
 #include <signal.h>
@@ -115,13 +116,11 @@ static void mountd_pid(void)
 
 static void fsinfo_direct(void)
 {
-	struct {
-		uint32_t at_flags, flags, request, Nth, Mth, resv[3];
-	} p = {.request = 0 /* FSINFO_ATTR_STATFS */};
-	char buf[256];
+	struct fsinfo_params p = {.request = fsinfo_attr_statfs};
+	struct fsinfo_statfs buf;
 	struct statfs st;
 
-	if (syscall(__NR_fsinfo, AT_FDCWD, dir, &p, buf, sizeof(buf)) < 0 &&
+	if (syscall(__NR_fsinfo, AT_FDCWD, dir, &p, &buf, sizeof(buf)) < 0 &&
 	    (errno != ENOSYS || statfs(dir, &st) < 0))
 		die("fsinfo");
 }
