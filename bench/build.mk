@@ -33,3 +33,8 @@ GUEST_PROGS += $(B)/bench/list-bench
 .PHONY: bench-list
 bench-list: kernel disk
 	@scripts/guest-run bench/run-list "$(CURDIR)"
+
+# One request against the syscalls it stands for, and the floor (issue 13).
+$(B)/bench/req-bench: $(B)/bench/req-bench.o $(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+GUEST_PROGS += $(B)/bench/req-bench

@@ -67,6 +67,7 @@ struct Worker {
 	pid_t pid;
 	int pidfd, sock;
 	sd_event_source *sock_source, *pid_source, *idle_source;
+	uint64_t idle_since; /* CLOCK_MONOTONIC of its last answer */
 	Job *job;
 	LIST_ENTRY(Worker) in_group;
 	LIST_ENTRY(Worker) all;
@@ -461,11 +462,20 @@ static Group *group_get(Executor *x, const ExecKey *key, int owner_pidfd)
 	return g;
 }
 
+/* The idle timer stays armed while a worker serves one request after
+ * another and is moved on only when it fires early: re-arming it per
+ * request reprogrammed the loop's timerfd twice a request. */
 static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	(void)s;
-	(void)usec;
-	worker_close(userdata);
+	Worker *w = userdata;
+	uint64_t until = w->idle_since + w->x->idle_usec;
+
+	if (w->job || usec < until) {
+		if (sd_event_source_set_time(s, w->job ? usec + w->x->idle_usec : until) >= 0 &&
+		    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0)
+			return 0;
+	}
+	worker_close(w);
 	return 0;
 }
 
@@ -507,9 +517,10 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 		return 0;
 	}
 	reply.json = TAKE_PTR(text);
+	(void)sd_event_now(w->x->event, CLOCK_MONOTONIC, &w->idle_since);
 	if (!w->group)
 		worker_close(w); /* its owner went while it worked */
-	else
+	else if (!w->idle_source)
 		(void)sd_event_add_time_relative(w->x->event, &w->idle_source, CLOCK_MONOTONIC,
 						 w->x->idle_usec, 0, on_idle, w);
 	job_finish(w->job, flags & MSG_NO_ANSWER ? -EIO : 0, &reply);
@@ -573,7 +584,9 @@ static int worker_spawn(Executor *x, Group *g, int nsfs, Worker **ret)
 	return 0;
 }
 
-static int job_start(Job *j)
+/* fds: the request's, when it starts at once (borrowed: sent before
+ * executor_submit() returns), or NULL for the job's own copies. */
+static int job_start(Job *j, const int *fds, size_t n_fds)
 {
 	Executor *x = j->x;
 	Worker *w = NULL, *i;
@@ -597,7 +610,11 @@ static int job_start(Job *j)
 	}
 	/* The worker is idle: its socket's buffer is empty, and the message
 	 * fits it (large texts go by memfd), so this does not block. */
-	r = send_message(w->sock, j->request, 0, j->fds, j->n_fds, MSG_DONTWAIT);
+	if (!fds) {
+		fds = j->fds;
+		n_fds = j->n_fds;
+	}
+	r = send_message(w->sock, j->request, 0, fds, n_fds, MSG_DONTWAIT);
 	if (r < 0) {
 		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
 		worker_close(w);
@@ -605,7 +622,6 @@ static int job_start(Job *j)
 	}
 	close_many(j->fds, j->n_fds);
 	j->n_fds = 0;
-	w->idle_source = sd_event_source_disable_unref(w->idle_source);
 	w->job = j;
 	j->worker = w;
 	j->caller->n_busy++;
@@ -621,7 +637,7 @@ static void caller_dispatch(Caller *c, Executor *x)
 		TAILQ_REMOVE(&c->queue, j, queue);
 		j->queued = false;
 		c->n_queued--;
-		r = job_start(j);
+		r = job_start(j, NULL, 0);
 		if (r < 0)
 			job_finish(j, r, NULL);
 	}
@@ -672,24 +688,28 @@ int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pid
 	r = j->nsfs < 0 || (owner_pidfd >= 0 && j->owner_pidfd < 0) ? -EBADF
 	    : !j->request || !j->fds				    ? -ENOMEM
 								    : 0;
-	for (size_t i = 0; r >= 0 && i < n_fds; i++) {
-		j->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-		if (j->fds[i] < 0)
-			r = negative_errno();
-		else
-			j->n_fds++;
-	}
 	LIST_INSERT_HEAD(&x->jobs, j, all);
 	x->n_pending++;
 	if (r >= 0)
 		r = sd_event_add_time_relative(x->event, &j->deadline, CLOCK_MONOTONIC,
 					       timeout_usec, 0, on_deadline, j);
+	/* Copies of the fds only for a job that waits: one that starts now
+	 * sends the caller's own. */
 	if (r >= 0 && c->n_busy < EXEC_BUSY_PER_UID)
-		r = job_start(j);
+		r = job_start(j, fds, n_fds);
 	else if (r >= 0) {
-		TAILQ_INSERT_TAIL(&c->queue, j, queue);
-		j->queued = true;
-		c->n_queued++;
+		for (size_t i = 0; r >= 0 && i < n_fds; i++) {
+			j->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+			if (j->fds[i] < 0)
+				r = negative_errno();
+			else
+				j->n_fds++;
+		}
+		if (r >= 0) {
+			TAILQ_INSERT_TAIL(&c->queue, j, queue);
+			j->queued = true;
+			c->n_queued++;
+		}
 	}
 	if (r < 0) {
 		j->done = NULL;

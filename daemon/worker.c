@@ -22,9 +22,13 @@ void worker_reply_done(WorkerReply *r)
 
 /* The namespace an executor worker sits in, or -EBADF in mountd itself. */
 static int home_fd = -EBADF;
+/* Its identity, taken once: every request compares against it. */
+static struct stat home_st;
 
 int worker_set_home(int home_ns_fd)
 {
+	if (home_ns_fd >= 0 && fstat(home_ns_fd, &home_st) < 0)
+		return negative_errno();
 	home_fd = home_ns_fd;
 	return 0;
 }
@@ -48,12 +52,11 @@ int worker_host_dir(WorkerHostDir d)
 	return host_dirs[d];
 }
 
-static bool same_namespace(int a, int b)
+static bool is_home(int fd)
 {
-	struct stat sa, sb;
+	struct stat st;
 
-	return fstat(a, &sa) >= 0 && fstat(b, &sb) >= 0 && sa.st_ino == sb.st_ino &&
-	       sa.st_dev == sb.st_dev;
+	return fstat(fd, &st) >= 0 && st.st_ino == home_st.st_ino && st.st_dev == home_st.st_dev;
 }
 
 /* fn in ns_fd's namespace: the worker's own (the common case: nothing to
@@ -65,7 +68,7 @@ static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, cons
 {
 	MntLog inner = {.tracing = log && log->tracing, .trace_fd = log ? log->trace_fd : -EBADF};
 	_cleanup_close_ int root_fd = -EBADF;
-	bool away = ns_fd >= 0 && !same_namespace(ns_fd, home_fd);
+	bool away = ns_fd >= 0 && !is_home(ns_fd);
 	uint64_t start = mnt_step_start();
 	int r;
 
