@@ -21,6 +21,7 @@
 #include "bus.h"
 #include "caps.h"
 #include "executor.h"
+#include "leftovers.h"
 #include "request.h"
 #include "util.h"
 #include "authorize.h"
@@ -283,6 +284,8 @@ int main(int argc, char **argv)
 	}
 
 	(void)mkdir("/run/mountd", 0755);
+	/* Before serving: what a killed predecessor half made goes first. */
+	leftovers_clean();
 	r = listen_sockets(&d);
 	if (r == -EADDRINUSE) {
 		fprintf(stderr,
