@@ -15,24 +15,11 @@ set -u
 . "$(dirname "$0")/units-lib.sh"
 . "$(dirname "$0")/faults-lib.sh"
 
-unshare -m --propagation private sleep infinity &
-ns=$!
-wait_for 5 test "$(readlink /proc/$ns/ns/mnt)" != "$(readlink /proc/self/ns/mnt)"
-nsenter -t $ns -m mkdir -p /mnt/warm
-mkdir -p "$work/src"
-echo src >"$work/src/file"
+faults_namespace
 truncate -s 16M "$work/fs.img"
 mkfs.ext4 -q "$work/fs.img"
 LEFT=/run/mountd/leftovers
 keep_workers
-
-# A Bind into the namespace and its Unmount: touches no step the hook
-# knows, leaves a worker for the namespace; before and after each case.
-bind_unmount() {
-	$V io.mountd.Mount.Bind "{\"sourcePath\":\"$work/src\",\"placement\":{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/warm\"}}" &&
-		nsenter -t $ns -m grep -q src /mnt/warm/file &&
-		$V io.mountd.Mount.Unmount "{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/warm\"}"
-}
 
 # kill_case STEP NAME JSON [varlink.py options]: the request stops at STEP;
 # HALF (a command) must hold then, and AFTER once the successor started.
@@ -42,9 +29,7 @@ kill_case() {
 	fresh_units
 	dropin "Environment=MOUNTD_TEST_STOP_AT=$step"
 	check "$name: mountd serves before" bind_unmount
-	mountinfo_of 1 >"$work/host.before"
-	mountinfo_of $ns >"$work/ns.before"
-	mountd_fds >"$work/fds.before"
+	snapshot
 
 	$V "$@" io.mountd.Mount.Create "$json" >"$work/client.out" 2>&1 &
 	client=$!
@@ -55,12 +40,9 @@ kill_case() {
 	systemctl daemon-reload
 	check "$name: SIGKILL to mountd.service" kill_mountd
 	check_fails "$name: the client sees the connection end" wait $client
-	check "$name: the successor serves" bind_unmount
 	check "$name: afterwards: $AFTER" wait_for 10 bash -c "$AFTER"
 	check "$name: no record left in $LEFT" bash -c "[ -z \"\$(ls -A $LEFT 2>/dev/null)\" ]"
-	check "$name: pid 1's mounts as before" same_mounts 1 "$work/host.before"
-	check "$name: the namespace's mounts as before" same_mounts $ns "$work/ns.before"
-	check "$name: mountd's and its workers' fds as before" fds_as "$work/fds.before"
+	as_before "$name: the successor"
 }
 
 HALF="losetup -j $work/fs.img | grep -q loop"

@@ -12,6 +12,13 @@
 #                          prints its pid
 #   kill_mountd            SIGKILL to the whole service, as systemd's own
 #                          kill does; then let the socket start the next
+#   faults_namespace       start a process in a mount namespace of its own:
+#                          $ns, with /mnt/warm in it; $work/src to bind
+#   bind_unmount           a Bind into $ns and its Unmount (touches no step
+#                          MOUNTD_TEST_STOP_AT knows, leaves a worker for $ns)
+#   snapshot               mountinfo of pid 1 and $ns, mountd_fds: into $work
+#   as_before NAME         checks: a second client is served, and mountinfo
+#                          and fds are what snapshot saw
 #   keep_workers / no_keep_workers  a drop-in of its own that keeps idle
 #                          workers (MOUNTD_WORKER_IDLE_SEC=600), so that the
 #                          fds compared do not change with the clock
@@ -59,6 +66,34 @@ stopped_in_mountd() {
 kill_mountd() {
 	systemctl kill --kill-whom=all -s KILL mountd.service &&
 		wait_for 10 bash -c '! systemctl is-active -q mountd.service || [ "$(systemctl show -P NRestarts mountd.service)" != 0 ]'
+}
+
+faults_namespace() {
+	unshare -m --propagation private sleep infinity &
+	ns=$!
+	wait_for 5 test "$(readlink /proc/$ns/ns/mnt)" != "$(readlink /proc/self/ns/mnt)"
+	nsenter -t $ns -m mkdir -p /mnt/warm
+	mkdir -p "$work/src"
+	echo src >"$work/src/file"
+}
+
+bind_unmount() {
+	$V io.mountd.Mount.Bind "{\"sourcePath\":\"$work/src\",\"placement\":{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/warm\"}}" &&
+		nsenter -t $ns -m grep -q src /mnt/warm/file &&
+		$V io.mountd.Mount.Unmount "{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/warm\"}"
+}
+
+snapshot() {
+	mountinfo_of 1 >"$work/host.before"
+	mountinfo_of $ns >"$work/ns.before"
+	mountd_fds >"$work/fds.before"
+}
+
+as_before() {
+	check "$1: a second client is served" bind_unmount
+	check "$1: pid 1's mounts as before" same_mounts 1 "$work/host.before"
+	check "$1: the namespace's mounts as before" same_mounts $ns "$work/ns.before"
+	check "$1: mountd's and its workers' fds as before" fds_as "$work/fds.before"
 }
 
 KEEP_DROPIN=/run/systemd/system/mountd.service.d/60-faults-keep-workers.conf
