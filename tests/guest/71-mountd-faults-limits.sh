@@ -59,6 +59,7 @@ wait $dying 2>/dev/null
 kill -CONT "$worker"
 check "namespace dies: the client gets its answer" wait_for 30 bash -c "! kill -0 $client"
 check_output "namespace dies: an answer, not a lost connection" '"(parameters|error)"' cat "$work/dying.out"
+echo "# namespace dies: the answer: $(head -c 400 "$work/dying.out")"
 no_dead_ns() {
 	local cg p
 	cg=$(systemctl show -P ControlGroup mountd.service)
@@ -105,6 +106,7 @@ PY
 coproc HOLD { python3 "$work/hold.py" "$work/src" $ns 2>&1; }
 read -r -t 60 reply <&"${HOLD[0]}"
 echo "$reply" >"$work/emfile.out"
+echo "# fd limit: the answer: $(head -c 400 "$work/emfile.out")"
 check_output "fd limit: the request gets an error naming EMFILE" '"error".*EMFILE' cat "$work/emfile.out"
 check "fd limit: mountd is still running" systemctl is-active -q mountd.service
 echo >&"${HOLD[1]}"
