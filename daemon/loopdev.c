@@ -16,6 +16,7 @@
 #include <linux/loop.h>
 
 #include "loopdev.h"
+#include "test-hook.h"
 #include "util.h"
 #include "worker.h"
 
@@ -175,6 +176,7 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, want_part, &d.fd, &nr);
 	if (mnt_log_result(log, "loop:configure", start, r) < 0)
 		return r;
+	test_stop_at("loop");
 	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
 		return -ENOMEM;
 	if (want_part) {

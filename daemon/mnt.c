@@ -489,9 +489,7 @@ static int openat2_in_root(int root_fd, const char *path, int flags)
 	return sys_result(syscall(SYS_openat2, root_fd, path, &how, sizeof(how)));
 }
 
-/* Split path into its parent and last component; -EINVAL when there is no
- * nameable last component ("/", ".", ".."). */
-static int split_last(const char *path, char **ret_parent, char **ret_name)
+int mnt_split_last(const char *path, char **ret_parent, char **ret_name)
 {
 	_cleanup_free_ char *copy = strdup(path);
 	char *slash, *name;
@@ -553,7 +551,7 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 	if (fd >= 0 || fd != -ENOENT || create == MNT_CREATE_NONE)
 		return mnt_log_result(log, step, start, fd);
 
-	r = split_last(path, &parent, &name);
+	r = mnt_split_last(path, &parent, &name);
 	if (r < 0) {
 		mnt_log_fail(log, step);
 		return r;
@@ -617,7 +615,7 @@ int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *lo
 	 * parent directory safely and unmount its single last component from
 	 * there (the worker is disposable, so changing its cwd is fine).
 	 * UMOUNT_NOFOLLOW: a symlink as last component is not followed. */
-	r = split_last(path, &parent, &name);
+	r = mnt_split_last(path, &parent, &name);
 	if (r < 0 || streq(name, ".") || streq(name, "..")) {
 		mnt_log_fail(log, "resolve:path");
 		return r < 0 ? r : -EINVAL;

@@ -172,6 +172,10 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 void mnt_created_undo(MntCreated *c);
 void mnt_created_done(MntCreated *c);
 
+/* Split path into its parent and last component; -EINVAL when there is no
+ * nameable last component ("/", ".", ".."). */
+int mnt_split_last(const char *path, char **ret_parent, char **ret_name);
+
 /* umount2() of path resolved inside root_fd as above (flags: MNT_DETACH,
  * MNT_FORCE).  Changes the cwd: for workers only. */
 int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log);

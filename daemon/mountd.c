@@ -22,6 +22,7 @@
 #include "bus.h"
 #include "caps.h"
 #include "executor.h"
+#include "leftovers.h"
 #include "request.h"
 #include "util.h"
 #include "authorize.h"
@@ -182,6 +183,32 @@ static int env_number(const char *name, unsigned long def, unsigned long *ret)
 	return errno || *end || end == e ? -EINVAL : 0;
 }
 
+/* The message limit where MemoryMax= is tight.  A request is read whole
+ * and parsed, into several times its size: at the default limit one
+ * caller's message could take what the rest of mountd needs, and the
+ * kernel's OOM killer would then take mountd with every request in flight.
+ * A 32nd of the cgroup's memory.max, never more than the default; an
+ * unlimited or unreadable one changes nothing. */
+static void limit_messages_to_memory(VarlinkServer *s)
+{
+	_cleanup_fclose_ FILE *cg = fopen("/proc/self/cgroup", "re"), *f = NULL;
+	char line[512], path[600];
+	unsigned long long max;
+
+	if (!cg || !fgets(line, sizeof(line), cg) || !startswith(line, "0::"))
+		return;
+	line[strcspn(line, "\n")] = 0;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", line + 3);
+	f = fopen(path, "re");
+	if (!f || fscanf(f, "%llu", &max) != 1) /* "max": no limit */
+		return;
+	max = MAX(max / 32, 64ULL * 1024);
+	if (max >= VARLINK_DEFAULT_MAX_MESSAGE_SIZE)
+		return;
+	varlink_server_set_max_message_size(s, (size_t)max);
+	fprintf(stderr, "<6>mountd: memory.max %s: messages up to %llu bytes\n", line + 3, max);
+}
+
 static int setup_idle_exit(Daemon *d)
 {
 	unsigned long sec;
@@ -313,6 +340,8 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		r = varlink_mount_register(d.server);
 	if (r >= 0)
+		limit_messages_to_memory(d.server);
+	if (r >= 0)
 		r = varlink_server_set_idle_callback(d.server, on_server_idle, &d);
 	/* Workers are forked from here: before the bus and the listening
 	 * sockets exist would be nicer, but they close what they inherit. */
@@ -333,6 +362,8 @@ int main(int argc, char **argv)
 	}
 
 	(void)mkdir("/run/mountd", 0755);
+	/* Before serving: what a killed predecessor half made goes first. */
+	leftovers_clean();
 	r = listen_sockets(&d);
 	if (r == -EADDRINUSE) {
 		fprintf(stderr,

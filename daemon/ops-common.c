@@ -17,6 +17,7 @@
 
 #include <linux/nsfs.h>
 
+#include "leftovers.h"
 #include "ops-internal.h"
 #include "util.h"
 
@@ -400,11 +401,12 @@ static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 	_cleanup_close_ int target_fd = -EBADF;
 	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
 	MntCreated created;
+	Leftover record;
 	int r;
 
 	(void)reply;
-	target_fd = mnt_resolve_create_in_root(root_fd, a->place->path, a->place->create, "target",
-					       log, &created);
+	target_fd = leftover_resolve_create(root_fd, a->place->path, a->place->create, "target",
+					    log, &created, &record);
 	if (target_fd < 0)
 		return target_fd;
 	if (a->place->beneath)
@@ -416,6 +418,7 @@ static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 		mnt_created_undo(&created);
 	} else
 		mnt_created_done(&created);
+	leftover_done(&record);
 	return r;
 }
 

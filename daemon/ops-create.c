@@ -13,6 +13,7 @@
 #include "loopdev.h"
 #include "ops-internal.h"
 #include "rights.h"
+#include "test-hook.h"
 #include "util.h"
 
 void ops_create_request_done(OpsCreateRequest *r)
@@ -190,6 +191,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 	mnt_fd = create_mount(r, fstype, source, log);
 	if (mnt_fd < 0)
 		return mnt_fd;
+	test_stop_at("fsmount");
 	k = ops_finish_mount(mnt_fd, &r->place, ret, log);
 	if (k < 0)
 		return k;

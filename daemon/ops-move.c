@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
+#include "leftovers.h"
 #include "ops-internal.h"
 #include "util.h"
 
@@ -45,13 +46,14 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
 
 	MntCreated created;
+	Leftover record;
 	int k;
 
 	(void)reply;
 	from = mnt_resolve_in_root(root_fd, r->from, MNT_CREATE_NONE, "from", log);
 	if (from < 0)
 		return from;
-	to = mnt_resolve_create_in_root(root_fd, r->to, r->create, "to", log, &created);
+	to = leftover_resolve_create(root_fd, r->to, r->create, "to", log, &created, &record);
 	if (to < 0)
 		return to;
 	if (r->beneath)
@@ -62,6 +64,7 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 		mnt_created_undo(&created);
 	} else
 		mnt_created_done(&created);
+	leftover_done(&record);
 	return k;
 }
 

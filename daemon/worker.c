@@ -33,13 +33,14 @@ int worker_set_home(int home_ns_fd)
 	return 0;
 }
 
-static int host_dirs[_WORKER_HOST_DIR_MAX] = {-EBADF, -EBADF};
+static int host_dirs[_WORKER_HOST_DIR_MAX] = {-EBADF, -EBADF, -EBADF};
 
 void worker_keep_host_dirs(void)
 {
 	static const char *const paths[_WORKER_HOST_DIR_MAX] = {
 		[WORKER_HOST_PROC] = "/proc",
 		[WORKER_HOST_SYS_DEV_BLOCK] = "/sys/dev/block",
+		[WORKER_HOST_RUN] = "/run/mountd",
 	};
 
 	/* Best effort: without them the target's own paths serve. */

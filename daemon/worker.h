@@ -44,11 +44,13 @@ typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log
  * joins its target (worker_keep_host_dirs()) and keeps: its own mountinfo
  * is readable through the host's /proc whatever /proc the target has (a
  * container's shows no process outside its pid namespace), and block
- * devices are named after the host's /sys.  -EBADF in mountd itself, where
- * the absolute paths serve. */
+ * devices are named after the host's /sys; mountd's records of what it is
+ * about to create (daemon/leftovers.c) live in its own /run/mountd.
+ * -EBADF in mountd itself, where the absolute paths serve. */
 typedef enum WorkerHostDir {
 	WORKER_HOST_PROC,	   /* /proc */
 	WORKER_HOST_SYS_DEV_BLOCK, /* /sys/dev/block */
+	WORKER_HOST_RUN,	   /* /run/mountd */
 	_WORKER_HOST_DIR_MAX,
 } WorkerHostDir;
 

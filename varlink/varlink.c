@@ -87,7 +87,21 @@ struct Listener {
 	VarlinkServer *server;
 	int fd;
 	sd_event_source *source;
+	sd_event_source *retry; /* accepting paused: out of fds */
+	bool out_of_fds;	/* since the last connection accepted */
 };
+
+/* How long accepting pauses when the process is out of fds: the listener
+ * stays readable, so retrying at once would spin the loop. */
+#define ACCEPT_RETRY_USEC (100 * 1000)
+
+static void listener_free(Listener *l)
+{
+	sd_event_source_disable_unref(l->source);
+	sd_event_source_disable_unref(l->retry);
+	safe_close(l->fd);
+	free(l);
+}
 
 /* Fds that arrived with one recvmsg(); they belong to the message holding
  * the last byte that recvmsg() returned (the kernel ends a read right after
@@ -1352,6 +1366,15 @@ static int conn_new(VarlinkServer *s, int fd, const struct ucred *uc)
 	return 0;
 }
 
+static int on_accept_retry(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	Listener *l = userdata;
+
+	(void)src;
+	(void)usec;
+	return sd_event_source_set_enabled(l->source, SD_EVENT_ON);
+}
+
 static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userdata)
 {
 	Listener *l = userdata;
@@ -1360,6 +1383,27 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	(void)revents;
 
 	_cleanup_close_ int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		/* The connection waits in the backlog until an fd frees up;
+		 * the clients already connected are still served (their
+		 * requests fail where they need an fd, naming EMFILE). */
+		if (!l->out_of_fds)
+			log_vl(SD_WARNING, "accept failed: %m; retrying every %u ms",
+			       (unsigned)(ACCEPT_RETRY_USEC / 1000));
+		l->out_of_fds = true;
+		(void)sd_event_source_set_enabled(l->source, SD_EVENT_OFF);
+		if (!l->retry)
+			(void)sd_event_add_time_relative(s->event, &l->retry, CLOCK_MONOTONIC,
+							 ACCEPT_RETRY_USEC, 0, on_accept_retry, l);
+		else
+			(void)sd_event_source_set_time_relative(l->retry, ACCEPT_RETRY_USEC);
+		(void)sd_event_source_set_enabled(l->retry, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	if (cfd >= 0 && l->out_of_fds) {
+		l->out_of_fds = false;
+		log_vl(SD_NOTICE, "accepting again");
+	}
 	if (cfd < 0) {
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
 			log_vl(SD_WARNING, "accept failed: %m");
@@ -1447,9 +1491,7 @@ VarlinkServer *varlink_server_free(VarlinkServer *s)
 	while (!SLIST_EMPTY(&s->listeners)) {
 		Listener *l = SLIST_FIRST(&s->listeners);
 		SLIST_REMOVE_HEAD(&s->listeners, link);
-		sd_event_source_disable_unref(l->source);
-		safe_close(l->fd);
-		free(l);
+		listener_free(l);
 	}
 	/* Calls the daemon still holds keep their connection object, detached
 	 * from the server: answering them gives -ENOTCONN. */
@@ -1670,9 +1712,7 @@ void varlink_server_stop_accepting(VarlinkServer *s)
 	while (!SLIST_EMPTY(&s->listeners)) {
 		Listener *l = SLIST_FIRST(&s->listeners);
 		SLIST_REMOVE_HEAD(&s->listeners, link);
-		sd_event_source_disable_unref(l->source);
-		safe_close(l->fd);
-		free(l);
+		listener_free(l);
 	}
 	Connection *c;
 	LIST_FOREACH(c, &s->connections, link)
