@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "leftovers.h"
+#include "ops-internal.h"
 #include "rights.h"
 #include "test-hook.h"
 #include "util.h"
@@ -190,33 +191,6 @@ static int record_read(int dir, const char *name, Record *ret)
 	return ret->path ? 0 : -ENOMEM;
 }
 
-/* An nsfs fd of the recorded namespace, through any process still in it;
- * -ESRCH when none is (the namespace is gone, or held only by fds). */
-static int namespace_open(const Record *r)
-{
-	_cleanup_closedir_ DIR *d = opendir("/proc");
-	struct dirent *de;
-
-	if (!d)
-		return negative_errno();
-	while ((de = readdir(d))) {
-		char p[sizeof(de->d_name) + 16];
-		struct stat st;
-		int fd;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof(p), "/proc/%s/ns/mnt", de->d_name);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) >= 0 && st.st_dev == r->ns_dev && st.st_ino == r->ns_ino)
-			return fd;
-		safe_close(fd);
-	}
-	return -ESRCH;
-}
-
 /* In a child that joined the namespace: remove what r names if it is
  * still what was made.  Exits with 0 or the errno. */
 _Noreturn static void remove_in_ns(int ns_fd, const Record *r)
@@ -257,7 +231,7 @@ static int clean_one(const Record *r)
 
 	if (r->made_ino == 0)
 		return -ENODATA; /* killed before it knew what it made */
-	ns_fd = namespace_open(r);
+	ns_fd = ops_process_in_mntns(r->ns_dev, r->ns_ino, 0);
 	if (ns_fd < 0)
 		return ns_fd;
 	/* setns() changes the whole process: never mountd's own. */

@@ -5,6 +5,7 @@
  * OpsAttributes into struct mount_attr.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -115,6 +117,52 @@ int ops_namespace_id(const OpsNamespace *ns, uint64_t *ret, MntLog *log)
 	if (r < 0)
 		mnt_log_fail(log, "namespace");
 	return r;
+}
+
+/* The parent of process pid (as a /proc name), 0 when unknown. */
+static pid_t proc_parent(const char *pid)
+{
+	char path[sizeof(((struct dirent *)0)->d_name) + 16], buf[512], *p;
+	_cleanup_close_ int fd = -EBADF;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* "pid (comm) state ppid ...": comm may hold anything but its end. */
+	p = strrchr(buf, ')');
+	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
+}
+
+int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of)
+{
+	_cleanup_closedir_ DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return negative_errno();
+	while ((de = readdir(d))) {
+		char p[sizeof(de->d_name) + 16];
+		struct stat st;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/ns/mnt", de->d_name);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) >= 0 && st.st_dev == dev && st.st_ino == ino &&
+		    (skip_children_of <= 0 || proc_parent(de->d_name) != skip_children_of))
+			return fd;
+		safe_close(fd);
+	}
+	return -ESRCH;
 }
 
 int ops_process_mntns(pid_t pid, int pidfd)

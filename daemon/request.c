@@ -5,12 +5,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "audit.h"
 #include "executor.h"
+#include "policy.h"
 #include "polkit.h"
 #include "ops-internal.h"
 #include "request.h"
@@ -175,7 +178,39 @@ typedef struct Job {
 	const void *req; /* for errors that need it; NULL once freed */
 	char *attribute; /* Info's, for NotSupported */
 	char *authorized_by;
+	/* A change in a namespace a process named: that process, and the
+	 * namespace, to tell whether the namespace outlived the request. */
+	int owner_pidfd;
+	dev_t ns_dev;
+	ino_t ns_ino;
 } Job;
+
+static void job_free(Job *j)
+{
+	safe_close(j->owner_pidfd);
+	free(j->attribute);
+	free(j->authorized_by);
+	free(j);
+}
+
+/* The process that named the namespace has exited and no process is left
+ * in it: the namespace went, with whatever the request made in it, the
+ * moment the worker let go of it. */
+static bool job_namespace_gone(const Job *j)
+{
+	struct pollfd p = {.fd = j->owner_pidfd, .events = POLLIN};
+	int fd;
+
+	if (j->owner_pidfd < 0 || poll(&p, 1, 0) <= 0)
+		return false;
+	/* The worker that served it is in it still: it does not count. */
+	fd = ops_process_in_mntns(j->ns_dev, j->ns_ino, getpid());
+	if (fd >= 0) {
+		safe_close(fd);
+		return false;
+	}
+	return fd == -ESRCH;
+}
 
 static void pending_dec(void)
 {
@@ -229,6 +264,20 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	_cleanup_json_ json_object *msg = NULL;
 	json_object *v;
 
+	if (r >= 0 && job_namespace_gone(j)) {
+		_cleanup_(mnt_log_done) MntLog log = {};
+		OpsInfoRequest info = {};
+
+		/* "e": the level the kernel's own errors have in the log. */
+		mnt_log_add(&log, "namespace", 'e',
+			    "the namespace's last process exited during the request; "
+			    "what it made went with the namespace");
+		mnt_log_fail(&log, "namespace");
+		answer_failure(&j->call, &info, -ESRCH, &log);
+		job_free(j);
+		pending_dec();
+		return;
+	}
 	if (r >= 0 && j->call.parameters_as_text)
 		a.parameters = parameters_as_text(&reply->json);
 	if (r >= 0 && !a.parameters) {
@@ -258,9 +307,7 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 		reply->n_fds = 0;
 		answer(&j->call, &a);
 	}
-	free(j->attribute);
-	free(j->authorized_by);
-	free(j);
+	job_free(j);
 	pending_dec();
 }
 
@@ -337,7 +384,18 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
+	j->owner_pidfd = -EBADF;
 	j->call = *c;
+	if (target->id != own_ns_id && target->pidfd >= 0 &&
+	    !policy_method_reads(c->method->name)) {
+		struct stat st;
+
+		if (fstat(target->nsfs, &st) >= 0) {
+			j->owner_pidfd = fcntl(target->pidfd, F_DUPFD_CLOEXEC, 3);
+			j->ns_dev = st.st_dev;
+			j->ns_ino = st.st_ino;
+		}
+	}
 	if (c->authorized_by) {
 		j->authorized_by = strdup(c->authorized_by);
 		j->call.authorized_by = j->authorized_by;
@@ -346,8 +404,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	    ((OpsInfoRequest *)req)->attribute) {
 		j->attribute = strdup(((OpsInfoRequest *)req)->attribute);
 		if (!j->attribute) {
-			free(j->authorized_by);
-			free(j);
+			job_free(j);
 			return -ENOMEM;
 		}
 	}
@@ -361,9 +418,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 			    target->id == own_ns_id ? -EBADF : target->pidfd, text, fds, n,
 			    REQUEST_TIMEOUT_USEC, job_done, j);
 	if (r < 0) {
-		free(j->attribute);
-		free(j->authorized_by);
-		free(j);
+		job_free(j);
 		return r;
 	}
 	n_pending++;
