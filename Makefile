@@ -30,8 +30,11 @@ CC := gcc
 # The kernel's uapi headers come first: they carry fsinfo.h and a mount.h
 # newer than the build machine's /usr/include.
 CPPFLAGS := -isystem $(UAPI) -D_GNU_SOURCE -Ishared -Ivarlink -Idaemon -Iclient
+# SANITIZE: extra compile and link flags (tests/asan/build.mk builds a
+# second tree with the sanitizers through it).
+SANITIZE :=
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fstack-protector-strong \
-	-D_FORTIFY_SOURCE=2 $(PKG_CFLAGS)
+	-D_FORTIFY_SOURCE=2 $(PKG_CFLAGS) $(SANITIZE)
 LDLIBS := $(PKG_LIBS)
 
 # Components append to these in their build.mk:
@@ -64,8 +67,9 @@ $(B)/%.o: %.c $(KERNEL)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # Dependency files of our objects only: the disk staging trees under build/
-# hold files of the image named *.d (invoke-rc.d) that are no makefiles.
--include $(shell find $(B) \( -path $(B)/stage -o -path $(B)/disk.root \) -prune -o -name '*.d' -type f -print 2>/dev/null)
+# (build/stage, build/asan/stage) hold files of the image named *.d
+# (invoke-rc.d) that are no makefiles.
+-include $(shell find $(B) \( -name stage -o -name disk.root \) -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 build: $(BINARIES) $(UNIT_TESTS) $(GUEST_PROGS)
 
@@ -95,10 +99,11 @@ check-guest: kernel disk
 
 # The suites run even when one fails; the closing line adds them up.
 _check: build disk
-	@rm -f $(B)/host-results/counts $(B)/guest-results/counts $(B)/fuzz-results/counts
+	@rm -f $(B)/host-results/counts $(B)/guest-results/counts $(B)/fuzz-results/counts $(B)/asan-results/counts
 	@$(MAKE) --no-print-directory check-host || true
 	@$(MAKE) --no-print-directory _fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) || true
 	@$(MAKE) --no-print-directory check-guest || true
+	@$(MAKE) --no-print-directory check-asan || true
 	@scripts/check-total
 
 format:

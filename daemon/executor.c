@@ -128,7 +128,9 @@ static int send_message(int sock, const char *text, uint32_t flags, const int *f
 
 	if (n_fds > EXEC_FDS_MAX)
 		return -E2BIG;
-	memcpy(all, fds, sizeof(int) * n_fds);
+	/* fds may be NULL with none: memcpy's arguments must not be (UBSan). */
+	if (n_fds)
+		memcpy(all, fds, sizeof(int) * n_fds);
 	if (size > EXEC_INLINE_MAX) {
 		memfd = memfd_create("mountd-exec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		if (memfd < 0)

@@ -12,8 +12,9 @@ kernel_image() {
 	echo "$k"
 }
 
+# MOUNTD_DISK boots another root disk (make check-asan's).
 disk_image() {
-	local d=$TOP/build/disk.img
+	local d=${MOUNTD_DISK:-$TOP/build/disk.img}
 	[ -f "$d" ] || die "no guest disk at $d: run 'make disk' first"
 	echo "$d"
 }

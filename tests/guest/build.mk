@@ -18,3 +18,10 @@ install-guest-exec:
 	install -D -m644 scripts/mountd-guest-run.service \
 		$(DESTDIR)/usr/lib/systemd/system/mountd-guest-run.service
 INSTALL_TARGETS += install-guest-exec
+
+# The fsinfo() fuzz loop (22-fsinfo-fuzz).
+$(B)/tests/guest/fsinfo-fuzz: tests/guest/fsinfo-fuzz.c $(KERNEL)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+GUEST_PROGS += $(B)/tests/guest/fsinfo-fuzz

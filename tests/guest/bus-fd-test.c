@@ -21,6 +21,8 @@
 #include <linux/mount.h>
 #include <systemd/sd-bus.h>
 
+#include "util.h"
+
 #define DEST "io.mountd1", "/io/mountd1", "io.mountd1.Manager"
 
 static int fail(const char *what, int r, const sd_bus_error *e)
@@ -31,8 +33,8 @@ static int fail(const char *what, int r, const sd_bus_error *e)
 
 static int do_create(sd_bus *bus, const char *target)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	uint64_t id;
 	int fd, r;
 
@@ -54,8 +56,8 @@ static int do_create(sd_bus *bus, const char *target)
 
 static int do_bind(sd_bus *bus, const char *source, const char *target)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	int fd, r;
 
 	fd = open(source, O_PATH | O_CLOEXEC);
@@ -70,7 +72,7 @@ static int do_bind(sd_bus *bus, const char *source, const char *target)
 
 static int do_trace(sd_bus *bus, const char *target)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	char buf[4096];
 	int p[2], r;
 	ssize_t n;
@@ -90,7 +92,7 @@ static int do_trace(sd_bus *bus, const char *target)
 
 int main(int argc, char **argv)
 {
-	sd_bus *bus = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	int r;
 
 	r = sd_bus_open_system(&bus);

@@ -22,6 +22,8 @@
 
 #include <systemd/sd-bus.h>
 
+#include "util.h"
+
 #define DEST "io.mountd1", "/io/mountd1", "io.mountd1.Manager"
 
 typedef struct State {
@@ -31,6 +33,12 @@ typedef struct State {
 	bool done;
 	int status;
 } State;
+
+static void state_done(State *s)
+{
+	free((char *)s->path);
+	sd_bus_flush_close_unref(s->bus);
+}
 
 static int fail(const char *what, int r, const sd_bus_error *e)
 {
@@ -102,7 +110,7 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	fflush(stdout);
 
 	if (stop) {
-		sd_bus_error e = SD_BUS_ERROR_NULL;
+		_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 
 		r = sd_bus_call_method(s->bus, "io.mountd1", s->path, "io.mountd1.Watch", "Stop",
 				       &e, NULL, "");
@@ -120,7 +128,7 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 static int many(sd_bus *bus, long n, bool hold)
 {
 	for (long i = 0; i < n; i++) {
-		sd_bus_error e = SD_BUS_ERROR_NULL;
+		_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 		const char *path = NULL;
 		int r = call_watch(bus, 0, &path, &e);
 
@@ -131,6 +139,7 @@ static int many(sd_bus *bus, long n, bool hold)
 		}
 		printf("ok %s\n", path);
 		fflush(stdout);
+		free((char *)path);
 	}
 	while (hold)
 		if (sd_bus_wait(bus, UINT64_MAX) < 0 || sd_bus_process(bus, NULL) < 0)
@@ -140,8 +149,8 @@ static int many(sd_bus *bus, long n, bool hold)
 
 int main(int argc, char **argv)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	State s = {};
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(state_done) State s = {};
 	int pid = 0, r;
 
 	for (int i = 1; i < argc; i++) {

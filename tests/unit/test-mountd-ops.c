@@ -253,6 +253,14 @@ static void test_other_validate(void)
 }
 
 /* A parameter list decoded as Create's, with stdin as fd 0. */
+/* What params_from_json() handed over, failed or not. */
+static void params_free(MntParam *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mnt_param_done(&p[i]);
+	free(p);
+}
+
 static int params_from_json(json_object *a, MntParam **ret, size_t *ret_n, const char **field)
 {
 	_cleanup_(ops_create_request_done) OpsCreateRequest req;
@@ -291,25 +299,26 @@ static void test_json_params(void)
 		   p[1].type == MNT_PARAM_FLAG && !p[1].value && p[2].blob_size == 3 &&
 		   ((uint8_t *)p[2].blob)[2] == 3 && p[3].fd >= 0 && p[3].fd != STDIN_FILENO,
 	   "types, values, decoded blob and a dup of the fd");
-	for (size_t i = 0; i < n; i++)
-		mnt_param_done(&p[i]);
-	free(p);
+	params_free(p, n);
 	json_object_put(a);
 
 	a = json_tokener_parse(
 		"[{\"key\":\"x\",\"type\":\"flag\"},{\"key\":\"y\",\"type\":\"fd\",\"fd\":7}]");
 	ok(params_from_json(a, &p, &n, &field) == -EINVAL && streq(field, "parameters[1].fd"),
 	   "fd index without a received fd named (%s)", field);
+	params_free(p, n);
 	json_object_put(a);
 
 	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"flag\",\"what\":1}]");
 	ok(params_from_json(a, &p, &n, &field) < 0 && streq(field, "parameters[0].what"),
 	   "unknown field inside a parameter named (%s)", field);
+	params_free(p, n);
 	json_object_put(a);
 
 	a = json_tokener_parse("[{\"key\":\"x\",\"type\":\"file\"}]");
 	ok(params_from_json(a, &p, &n, &field) < 0 && streq(field, "parameters[0].type"),
 	   "unknown parameter type named (%s)", field);
+	params_free(p, n);
 	json_object_put(a);
 
 	ok(base64_decode("aGVsbG8=", &blob, &size) == 0 && size == 5 && !memcmp(blob, "hello", 5),
