@@ -184,6 +184,8 @@ if [ -z "${MOUNTCTL_TEST_HOST:-}" ]; then
 	check_output "  ... read-only" '^ro' opts /mnt/img-ro
 	check_output "  ... the content is there" from-image cat /mnt/img-ro/hello
 	check "umount the read-only image" mountctl umount /mnt/img-ro
+	# --mkdir made them on the root filesystem, which other tests share.
+	rmdir /mnt/img /mnt/img-ro 2>/dev/null || true
 	expect_fail "mount --image of something that is no filesystem" 1 "failed" \
 		mountctl mount --image --mkdir /etc/hostname /mnt/img-bad
 	# Like mount(8): a file is an image, a block device's type is probed.

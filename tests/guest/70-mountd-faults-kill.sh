@@ -47,13 +47,15 @@ kill_case() {
 
 HALF="losetup -j $work/fs.img | grep -q loop"
 AFTER="! losetup -j $work/fs.img | grep -q ."
+# The mount point the two image cases would make, absent before them.
+check_fails "no /mnt/fault-img before" nsenter -t $ns -m test -e /mnt/fault-img
 kill_case loop "loop attach" \
-	'{"image":{"fd":0},"placement":{"namespace":{"pid":'$ns'},"path":"/mnt/img","create":"directory"}}' \
+	'{"image":{"fd":0},"placement":{"namespace":{"pid":'$ns'},"path":"/mnt/fault-img","create":"directory"}}' \
 	--fd "$work/fs.img:rw"
 kill_case fsmount "between fsmount and move_mount (image)" \
-	'{"image":{"fd":0},"placement":{"namespace":{"pid":'$ns'},"path":"/mnt/img","create":"directory"}}' \
+	'{"image":{"fd":0},"placement":{"namespace":{"pid":'$ns'},"path":"/mnt/fault-img","create":"directory"}}' \
 	--fd "$work/fs.img:rw"
-check_fails "no mount point was made for it" nsenter -t $ns -m test -e /mnt/img
+check_fails "no mount point was made for it" nsenter -t $ns -m test -e /mnt/fault-img
 
 HALF="nsenter -t $ns -m test -d /mnt/half && grep -qs /mnt/half $LEFT/*"
 AFTER="! nsenter -t $ns -m test -e /mnt/half"
