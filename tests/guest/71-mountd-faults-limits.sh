@@ -114,7 +114,10 @@ check "fd limit: mountd is still running" systemctl is-active -q mountd.service
 echo >&"${HOLD[1]}"
 wait $HOLD_PID 2>/dev/null
 journalctl --sync
-check_output "fd limit: accepting paused once, not spinning" "^1$" \
+# A pause per time the fds ran out (once, or a few times when one frees up
+# while the connections are held), not one per readable wakeup: spinning
+# would log hundreds.
+check_output "fd limit: accepting paused, not spinning (1-19 pauses)" "^(1[0-9]?|[2-9])$" \
 	bash -c "journalctl -b -u mountd.service -o cat _PID=$(main_pid) | grep -c 'accept failed: Too many open files'"
 as_before "fd limit"
 check_output "fd limit: accepting resumed" "accepting again" \
