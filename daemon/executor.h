@@ -26,6 +26,7 @@
  * a namespace alive.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -48,6 +49,12 @@ typedef struct ExecReply {
 	char *json;
 	int *fds;
 	size_t n_fds;
+	/* Filled by the executor for the done callback, not by a handler: the
+	 * process that named the namespace had exited when the answer came
+	 * (only for a job submitted with its pidfd), and the namespace, as
+	 * an nsfs fd borrowed for the callback. */
+	bool owner_gone;
+	int nsfs;
 } ExecReply;
 
 void exec_reply_done(ExecReply *r);

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
@@ -178,33 +177,28 @@ typedef struct Job {
 	const void *req; /* for errors that need it; NULL once freed */
 	char *attribute; /* Info's, for NotSupported */
 	char *authorized_by;
-	/* A change in a namespace a process named: that process, and the
-	 * namespace, to tell whether the namespace outlived the request. */
-	int owner_pidfd;
-	dev_t ns_dev;
-	ino_t ns_ino;
 } Job;
 
 static void job_free(Job *j)
 {
-	safe_close(j->owner_pidfd);
 	free(j->attribute);
 	free(j->authorized_by);
 	free(j);
 }
 
-/* The process that named the namespace has exited and no process is left
- * in it: the namespace went, with whatever the request made in it, the
- * moment the worker let go of it. */
-static bool job_namespace_gone(const Job *j)
+/* A change whose namespace went while it ran: the process that named the
+ * namespace has exited and no process is left in it, so what the request
+ * made went with the namespace the moment the worker let go of it. */
+static bool job_namespace_gone(const Job *j, const ExecReply *reply)
 {
-	struct pollfd p = {.fd = j->owner_pidfd, .events = POLLIN};
+	struct stat st;
 	int fd;
 
-	if (j->owner_pidfd < 0 || poll(&p, 1, 0) <= 0)
+	if (!reply->owner_gone || policy_method_reads(j->call.method->name) ||
+	    fstat(reply->nsfs, &st) < 0)
 		return false;
 	/* The worker that served it is in it still: it does not count. */
-	fd = ops_process_in_mntns(j->ns_dev, j->ns_ino, getpid());
+	fd = ops_process_in_mntns(st.st_dev, st.st_ino, getpid());
 	if (fd >= 0) {
 		safe_close(fd);
 		return false;
@@ -264,7 +258,7 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	_cleanup_json_ json_object *msg = NULL;
 	json_object *v;
 
-	if (r >= 0 && job_namespace_gone(j)) {
+	if (r >= 0 && job_namespace_gone(j, reply)) {
 		_cleanup_(mnt_log_done) MntLog log = {};
 		OpsInfoRequest info = {};
 
@@ -384,18 +378,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	j->owner_pidfd = -EBADF;
 	j->call = *c;
-	if (target->id != own_ns_id && target->pidfd >= 0 &&
-	    !policy_method_reads(c->method->name)) {
-		struct stat st;
-
-		if (fstat(target->nsfs, &st) >= 0) {
-			j->owner_pidfd = fcntl(target->pidfd, F_DUPFD_CLOEXEC, 3);
-			j->ns_dev = st.st_dev;
-			j->ns_ino = st.st_ino;
-		}
-	}
 	if (c->authorized_by) {
 		j->authorized_by = strdup(c->authorized_by);
 		j->call.authorized_by = j->authorized_by;
