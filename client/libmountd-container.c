@@ -104,34 +104,6 @@ static bool name_valid(const char *name)
 	return true;
 }
 
-/* Field 22 of /proc/PID/stat: when the process started, in clock ticks
- * since boot (what crun and runc record). */
-static int process_start_time(int pid, unsigned long long *ret)
-{
-	char path[64], buf[1024], *p;
-	_cleanup_close_ int fd = -EBADF;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return negative_errno();
-	buf[n] = 0;
-	/* The command name may hold anything, ")" too: fields follow the last. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -EBADMSG;
-	for (int field = 2; field < 22; field++) {
-		p = strchr(p + 1, ' ');
-		if (!p)
-			return -EBADMSG;
-	}
-	return sscanf(p + 1, "%llu", ret) == 1 ? 0 : -EBADMSG;
-}
-
 static bool pidfd_exited(int pidfd)
 {
 	struct pollfd p = {.fd = pidfd, .events = POLLIN};
@@ -172,7 +144,7 @@ static void try_state_file(Search *s, const char *runtime, const char *path, con
 		return;
 	}
 	pidfd = pidfd_open(pid, 0);
-	if (pidfd < 0 || process_start_time(pid, &actual) < 0 || pidfd_exited(pidfd)) {
+	if (pidfd < 0 || proc_stat_number(pid, 22, &actual) < 0 || pidfd_exited(pidfd)) {
 		looked(s, "%s (not running: process %d is gone)", path, pid);
 		return;
 	}

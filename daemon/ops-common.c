@@ -119,26 +119,6 @@ int ops_namespace_id(const OpsNamespace *ns, uint64_t *ret, MntLog *log)
 	return r;
 }
 
-/* The parent of process pid (as a /proc name), 0 when unknown. */
-static pid_t proc_parent(const char *pid)
-{
-	char path[sizeof(((struct dirent *)0)->d_name) + 16], buf[512], *p;
-	_cleanup_close_ int fd = -EBADF;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* "pid (comm) state ppid ...": comm may hold anything but its end. */
-	p = strrchr(buf, ')');
-	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
-}
-
 int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of)
 {
 	_cleanup_closedir_ DIR *d = opendir("/proc");
@@ -148,6 +128,7 @@ int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of)
 		return negative_errno();
 	while ((de = readdir(d))) {
 		char p[sizeof(de->d_name) + 16];
+		unsigned long long parent;
 		struct stat st;
 		int fd;
 
@@ -158,7 +139,9 @@ int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of)
 		if (fd < 0)
 			continue;
 		if (fstat(fd, &st) >= 0 && st.st_dev == dev && st.st_ino == ino &&
-		    (skip_children_of <= 0 || proc_parent(de->d_name) != skip_children_of))
+		    (skip_children_of <= 0 ||
+		     proc_stat_number((pid_t)strtol(de->d_name, NULL, 10), 4, &parent) < 0 ||
+		     parent != (unsigned long long)skip_children_of))
 			return fd;
 		safe_close(fd);
 	}

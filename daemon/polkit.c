@@ -37,25 +37,14 @@ void polkit_shutdown(void)
 }
 
 /* The process's start time (field 22 of /proc/PID/stat), which with the
- * pid names one process for polkit. */
+ * pid names one process for polkit; -ESRCH when it cannot be read. */
 static int start_time(pid_t pid, uint64_t *ret)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	char path[64], buf[1024], *p;
 	unsigned long long t;
+	int r = proc_stat_number(pid, 22, &t);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f || !fgets(buf, sizeof(buf), f))
-		return -ESRCH;
-	/* After the command name, which may hold anything but ends at the
-	 * last ')': state is field 3, start time field 22. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2,
-			 "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-			 "%*s %*s %*s %llu",
-			 &t) != 1)
-		return -EBADMSG;
+	if (r < 0)
+		return r == -EBADMSG ? r : -ESRCH;
 	*ret = t;
 	return 0;
 }

@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -175,4 +176,43 @@ static inline int free_and_strdup(char **dst, const char *src)
 static inline int negative_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
+}
+
+/* A numeric field of /proc/PID/stat, counted from 1 as proc(5) does (4:
+ * the parent, 22: the start time); the fields are found after the last
+ * ')', since the command name before it may hold anything.  Plain
+ * open/read: callers are on request paths. */
+static inline int proc_stat_number(pid_t pid, unsigned field, unsigned long long *ret)
+{
+	char path[64], buf[1024], *p, *end;
+	ssize_t n;
+	int fd;
+
+	if (field < 4)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		n = negative_errno();
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return -EBADMSG;
+	p += 2; /* field 3, the state */
+	for (unsigned i = 3; i < field; i++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -EBADMSG;
+		p++;
+	}
+	errno = 0;
+	*ret = strtoull(p, &end, 10);
+	return end == p || errno ? -EBADMSG : 0;
 }
