@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "syscall-nr.h"
+#include "util.h"
 
 static inline void bench_die(const char *what)
 {
@@ -35,23 +36,6 @@ static inline void *bench_xrealloc(void *p, size_t n)
 	if (!p)
 		bench_die("realloc");
 	return p;
-}
-
-/* mountinfo's \ooo escapes (space, tab, newline, backslash, '#'), in place. */
-static inline char *bench_unescape(char *s)
-{
-	char *d = s, *ret = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else
-			*d++ = *s++;
-	}
-	*d = '\0';
-	return ret;
 }
 
 /* The next space-separated field of a mountinfo line, NUL-terminated. */

@@ -160,11 +160,11 @@ static void list_mountinfo(Result *res)
 			fprintf(stderr, "mountinfo: device %s\n", f[2]);
 			exit(2);
 		}
-		m->root = bench_unescape(f[3]);
-		m->mount_point = bench_unescape(f[4]);
+		m->root = mountinfo_unescape(f[3]);
+		m->mount_point = mountinfo_unescape(f[4]);
 		m->attributes = mount_options(f[5]);
-		bench_unescape((char *)m->fstype);
-		bench_unescape((char *)m->source);
+		mountinfo_unescape((char *)m->fstype);
+		mountinfo_unescape((char *)m->source);
 	}
 }
 

@@ -258,23 +258,6 @@ typedef struct Entry {
 static Entry *entries;
 static size_t n_entries, cap_entries;
 
-/* mountinfo's \ooo escapes, in place. */
-static char *unescape(char *s)
-{
-	char *r = s, *w = s;
-
-	for (; *r; r++)
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	*w = 0;
-	return s;
-}
-
 static char *field(char **p)
 {
 	char *f = strsep(p, " ");
@@ -320,13 +303,13 @@ static void list_mountinfo(void)
 		e->id = strtoul(field(&line), NULL, 10);
 		e->parent = strtoul(field(&line), NULL, 10);
 		e->dev = field(&line);
-		e->root = unescape(field(&line));
-		e->point = unescape(field(&line));
+		e->root = mountinfo_unescape(field(&line));
+		e->point = mountinfo_unescape(field(&line));
 		e->opts = field(&line);
 		while (strcmp(f = field(&line), "-") != 0) /* optional fields */
 			;
 		e->fstype = field(&line);
-		e->source = unescape(field(&line));
+		e->source = mountinfo_unescape(field(&line));
 		e->super = field(&line);
 	}
 	if (n_entries == 0)

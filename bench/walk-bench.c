@@ -271,17 +271,17 @@ static void walk_mountinfo(Walk *w)
 		}
 		r = walk_add(w);
 		r->old_id = (uint32_t)strtoul(f[0], NULL, 10);
-		r->root = arena_str(&w->strs, bench_unescape(f[3]));
-		r->point = arena_str(&w->strs, bench_unescape(f[4]));
-		r->type = arena_str(&w->strs, bench_unescape(type));
-		r->source = arena_str(&w->strs, bench_unescape(source));
+		r->root = arena_str(&w->strs, mountinfo_unescape(f[3]));
+		r->point = arena_str(&w->strs, mountinfo_unescape(f[4]));
+		r->type = arena_str(&w->strs, mountinfo_unescape(type));
+		r->source = arena_str(&w->strs, mountinfo_unescape(source));
 		/* The mount's ro/rw and flags, then the superblock's options
 		 * without its own ro/rw: the list fsinfo's parameters are. */
 		opt_add(&mi_opts, &olen, f[5], strlen(f[5]));
 		x = strchr(super, ',');
 		if (x)
 			opt_add(&mi_opts, &olen, x + 1, strlen(x + 1));
-		r->opts = arena_str(&w->strs, bench_unescape(mi_opts.p));
+		r->opts = arena_str(&w->strs, mountinfo_unescape(mi_opts.p));
 		do_statfs(w, r);
 	}
 }
@@ -353,7 +353,7 @@ static const char *statmount_opts(struct statmount *sm)
 	OPT(sm->sb_flags & SB_LAZYTIME, "lazytime");
 	OPT((sm->mask & STATMOUNT_MNT_OPTS) && sm->str[sm->mnt_opts], sm->str + sm->mnt_opts);
 #undef OPT
-	return bench_unescape(sm_opts.p);
+	return mountinfo_unescape(sm_opts.p);
 }
 
 static void walk_statmount(Walk *w)

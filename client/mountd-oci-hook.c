@@ -173,21 +173,6 @@ static int entry_parse(json_object *o, size_t i, Entry *e)
 	return 0;
 }
 
-/* A mountinfo field with its octal escapes (\040 for a space) undone. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++)
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else
-			*out++ = *s;
-	*out = 0;
-}
-
 /* Whether process pid sees a mount at path.  /proc/PID/mountinfo, unlike
  * /proc/PID/root, is readable while the runtime keeps the process
  * undumpable, and shows mount points from the process's root. */
@@ -211,7 +196,7 @@ static int sees_mount_at(int pid, const char *path)
 		if (!field || !(end = strchr(field, ' ')))
 			continue;
 		*end = 0;
-		unescape(field);
+		mountinfo_unescape(field);
 		if (streq(field, path))
 			return 1;
 	}

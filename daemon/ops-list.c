@@ -61,23 +61,6 @@ static char *sm_string(const struct statmount *sm, uint64_t flag, uint32_t off)
 	return strdup((sm->mask & flag) ? sm->str + off : "");
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static char *unoctal(char *s)
-{
-	char *d = s, *start = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else
-			*d++ = *s;
-	}
-	*d = 0;
-	return start;
-}
-
 /* The device node of a block device number as udev names it in /dev: the
  * kernel name /sys/dev/block links to, with '!' for '/' ("cciss!c0d0").
  * NULL when it is no block device (0:N) or sysfs does not know it.  A
@@ -265,10 +248,10 @@ static bool split_line(char *line, MountinfoLine *l)
 /* The strings of the line into e. */
 static int take_strings(OpsMountEntry *e, MountinfoLine *l)
 {
-	e->fstype = strdup(unoctal(l->fstype));
-	e->root = strdup(unoctal(l->root));
-	e->mount_point = strdup(unoctal(l->point));
-	e->source = entry_source(e, unoctal(l->source));
+	e->fstype = strdup(mountinfo_unescape(l->fstype));
+	e->root = strdup(mountinfo_unescape(l->root));
+	e->mount_point = strdup(mountinfo_unescape(l->point));
+	e->source = entry_source(e, mountinfo_unescape(l->source));
 	/* As mountinfo writes them: the options of the IDL. */
 	e->options = strdup(l->super);
 	return e->fstype && e->root && e->mount_point && e->source && e->options ? 0 : -ENOMEM;

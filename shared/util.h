@@ -178,6 +178,23 @@ static inline int negative_errno(void)
 	return errno > 0 ? -errno : -EIO;
 }
 
+/* A /proc/PID/mountinfo field with its \ooo escapes (space, tab, newline,
+ * backslash, '#') undone, in place; returns s. */
+static inline char *mountinfo_unescape(char *s)
+{
+	char *r = s, *w = s;
+
+	for (; *r; r++)
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+			r += 3;
+		} else
+			*w++ = *r;
+	*w = 0;
+	return s;
+}
+
 /* A numeric field of /proc/PID/stat, counted from 1 as proc(5) does (4:
  * the parent, 22: the start time); the fields are found after the last
  * ')', since the command name before it may hold anything.  Plain
