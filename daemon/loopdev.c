@@ -5,11 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <poll.h>
-#include <sys/inotify.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
@@ -18,7 +14,6 @@
 #include "loopdev.h"
 #include "test-hook.h"
 #include "util.h"
-#include "worker.h"
 
 void loopdev_done(LoopDev *d)
 {
@@ -42,7 +37,28 @@ bool loopdev_uuid_valid(const char *s)
 	return true;
 }
 
-static int configure(int image_fd, bool read_only, bool partscan, int *ret_fd, int *ret_nr)
+static void blkid_free_probep(blkid_probe *pr)
+{
+	if (*pr)
+		blkid_free_probe(*pr);
+}
+#define _cleanup_blkid_ _cleanup_(blkid_free_probep)
+
+/* A probe of the loop device through mountd's own fd of it: the caller's
+ * image fd is never read here (its file offset is the caller's). */
+static int probe_loop(int loop_fd, blkid_probe *ret)
+{
+	_cleanup_blkid_ blkid_probe pr = blkid_new_probe();
+
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, loop_fd, 0, 0) < 0)
+		return -EIO;
+	*ret = TAKE_PTR(pr);
+	return 0;
+}
+
+static int configure(int image_fd, bool read_only, int *ret_fd, int *ret_nr)
 {
 	_cleanup_close_ int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 
@@ -54,8 +70,7 @@ static int configure(int image_fd, bool read_only, bool partscan, int *ret_fd, i
 		_cleanup_close_ int fd = -EBADF;
 		struct loop_config config = {
 			.fd = image_fd,
-			.info.lo_flags = LO_FLAGS_AUTOCLEAR | (read_only ? LO_FLAGS_READ_ONLY : 0) |
-					 (partscan ? LO_FLAGS_PARTSCAN : 0),
+			.info.lo_flags = LO_FLAGS_AUTOCLEAR | (read_only ? LO_FLAGS_READ_ONLY : 0),
 		};
 		char node[64];
 		int nr;
@@ -89,108 +104,85 @@ static int configure(int image_fd, bool read_only, bool partscan, int *ret_fd, i
 	return -EBUSY;
 }
 
-/* Find the partition number with the given GPT type on the whole device. */
-static int find_partition_by_type(const char *node, const char *type, uint32_t *ret)
+/* Where partition number `partition`, or the one of GPT type `type`, lies
+ * on the (whole image's) loop device: bytes from its start, and its length. */
+static int find_partition(int loop_fd, uint32_t partition, const char *type, uint64_t *ret_offset,
+			  uint64_t *ret_size)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(node);
+	_cleanup_blkid_ blkid_probe pr = NULL;
 	blkid_partlist pl;
-	int r = -ENXIO;
+	int n, r;
 
-	if (!pr)
-		return -errno ?: -ENOMEM;
+	r = probe_loop(loop_fd, &pr);
+	if (r < 0)
+		return r;
 	/* The table only: no filesystem probing of the whole disk. */
 	blkid_probe_enable_superblocks(pr, 0);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	if (blkid_do_safeprobe(pr) == 0 && (pl = blkid_probe_get_partitions(pr))) {
-		int n = blkid_partlist_numof_partitions(pl);
+	if (blkid_do_safeprobe(pr) != 0 || !(pl = blkid_probe_get_partitions(pr)))
+		return -ENXIO;
+	n = blkid_partlist_numof_partitions(pl);
+	for (int i = 0; i < n; i++) {
+		blkid_partition p = blkid_partlist_get_partition(pl, i);
+		const char *t = type ? blkid_partition_get_type_string(p) : NULL;
+		blkid_loff_t start = blkid_partition_get_start(p),
+			     size = blkid_partition_get_size(p);
 
-		for (int i = 0; i < n; i++) {
-			blkid_partition p = blkid_partlist_get_partition(pl, i);
-			const char *t = blkid_partition_get_type_string(p);
-
-			if (t && strcasecmp(t, type) == 0) {
-				*ret = (uint32_t)blkid_partition_get_partno(p);
-				r = 0;
-				break;
-			}
-		}
+		if (type ? !t || strcasecmp(t, type) != 0
+			 : blkid_partition_get_partno(p) != (int)partition)
+			continue;
+		/* In 512-byte sectors, whatever the table's own sector size. */
+		if (start < 0 || size <= 0)
+			return -ENXIO;
+		*ret_offset = (uint64_t)start * 512;
+		*ret_size = (uint64_t)size * 512;
+		return 0;
 	}
-	blkid_free_probe(pr);
-	return r;
+	return -ENXIO;
 }
 
-/* The partition node of loop device nr (whole_fd).  LOOP_CONFIGURE with
- * LO_FLAGS_PARTSCAN scans the table before it returns, so sysfs knows at
- * once whether the partition exists: no waiting for one that never comes.
- * devtmpfs has made its node by then too; where /dev is filled by someone
- * else (udev), its creation is waited for with inotify, not by polling.
- * sysfs is the host's, which a worker keeps (the target's may have none). */
-static int partition_node(int whole_fd, int nr, uint32_t partition, char **ret)
+/* Narrow the loop device to offset..offset+size of the image. */
+static int narrow(int loop_fd, uint64_t offset, uint64_t size)
 {
-	int sys = worker_host_dir(WORKER_HOST_SYS_DEV_BLOCK);
-	_cleanup_close_ int in = -EBADF;
-	_cleanup_free_ char *node = NULL;
-	char part[96];
-	struct stat st;
+	struct loop_info64 info;
 
-	if (fstat(whole_fd, &st) < 0)
+	if (ioctl(loop_fd, LOOP_GET_STATUS64, &info) < 0)
 		return negative_errno();
-	snprintf(part, sizeof(part), "%s%u:%u/loop%dp%u", sys >= 0 ? "" : "/sys/dev/block/",
-		 major(st.st_rdev), minor(st.st_rdev), nr, partition);
-	if (faccessat(sys >= 0 ? sys : AT_FDCWD, part, F_OK, 0) < 0)
-		return -ENXIO;
-	if (asprintf(&node, "/dev/loop%dp%u", nr, partition) < 0)
-		return -ENOMEM;
-	if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode)) {
-		/* Watch, then look again: a node made in between is not missed. */
-		in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-		if (in >= 0 && inotify_add_watch(in, "/dev", IN_CREATE | IN_MOVED_TO) < 0)
-			in = safe_close(in);
-	}
-	for (int waited = 0; stat(node, &st) < 0 || !S_ISBLK(st.st_mode); waited++) {
-		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-		struct pollfd p = {.fd = in, .events = POLLIN};
-
-		if (in < 0 || waited >= 20 || poll(&p, 1, 100) < 0 ||
-		    (read(in, buf, sizeof(buf)) < 0 && errno != EAGAIN))
-			return -ENXIO;
-	}
-	*ret = TAKE_PTR(node);
-	return 0;
+	info.lo_offset = offset;
+	info.lo_sizelimit = size;
+	/* Autoclear is one of the flags this call sets or clears. */
+	info.lo_flags &= LO_FLAGS_AUTOCLEAR;
+	return ioctl(loop_fd, LOOP_SET_STATUS64, &info) < 0 ? negative_errno() : 0;
 }
 
 int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
 		   MntLog *log)
 {
 	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
-	bool want_part = partition > 0 || partition_type;
-	uint64_t start = mnt_step_start();
-	int flags, nr, r;
+	uint64_t start = mnt_step_start(), offset, size;
+	int flags, nr = -1, r;
 
 	flags = fcntl(image_fd, F_GETFL);
 	if (flags < 0) {
 		mnt_log_fail(log, "loop:image");
 		return negative_errno();
 	}
-	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, want_part, &d.fd, &nr);
+	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, &d.fd, &nr);
 	if (mnt_log_result(log, "loop:configure", start, r) < 0)
 		return r;
 	test_stop_at("loop");
 	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
 		return -ENOMEM;
-	if (want_part) {
+	/* A partition: the device is narrowed to its bytes (what mount -o
+	 * loop,offset=,sizelimit= makes), read from the table by libblkid;
+	 * no partition scan of an untrusted table by the kernel, no
+	 * partition nodes for udev to probe, none to wait for. */
+	if (partition > 0 || partition_type) {
 		start = mnt_step_start();
-		if (partition_type) {
-			r = find_partition_by_type(d.node, partition_type, &partition);
-			if (r < 0) {
-				mnt_log_fail(log, "loop:partition");
-				return r;
-			}
-		}
-		free(d.node);
-		d.node = NULL;
-		r = partition_node(d.fd, nr, partition, &d.node);
+		r = find_partition(d.fd, partition, partition_type, &offset, &size);
+		if (r >= 0)
+			r = narrow(d.fd, offset, size);
 		if (mnt_log_result(log, "loop:partition", start, r) < 0)
 			return r;
 	}
@@ -199,21 +191,20 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 	return 0;
 }
 
-int loopdev_probe_fstype(const char *node, char **ret)
+int loopdev_probe_fstype(const LoopDev *d, char **ret)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(node);
+	_cleanup_blkid_ blkid_probe pr = NULL;
 	const char *type = NULL;
-	int r = -EMEDIUMTYPE;
+	int r;
 
-	if (!pr)
-		return -errno ?: -ENOMEM;
+	r = probe_loop(d->fd, &pr);
+	if (r < 0)
+		return r;
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 &&
-	    type) {
-		*ret = strdup(type);
-		r = *ret ? 0 : -ENOMEM;
-	}
-	blkid_free_probe(pr);
-	return r;
+	if (blkid_do_safeprobe(pr) != 0 || blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 ||
+	    !type)
+		return -EMEDIUMTYPE;
+	*ret = strdup(type);
+	return *ret ? 0 : -ENOMEM;
 }

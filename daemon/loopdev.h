@@ -5,8 +5,9 @@
  * Image files as block devices: LOOP_CONFIGURE an image fd onto a free loop
  * device in one step, with autoclear (the device disappears when its last
  * user, normally the mount, goes away) and read-only when the image fd is.
- * A partition is picked by number or by GPT type UUID (libblkid), and the
- * filesystem type of the result can be probed.
+ * A partition is picked by number or by GPT type UUID (libblkid) and the
+ * device narrowed to its bytes (offset and size limit, no partition scan);
+ * the filesystem type there can be probed.
  */
 
 #include <stdbool.h>
@@ -15,8 +16,8 @@
 #include "mnt.h"
 
 typedef struct LoopDev {
-	int fd;	    /* the whole loop device, keeps it alive until closed */
-	char *node; /* "/dev/loop3" or "/dev/loop3p2": what to mount */
+	int fd;	    /* the loop device, keeps it alive until closed */
+	char *node; /* "/dev/loop3": what to mount */
 } LoopDev;
 
 #define LOOPDEV_NULL ((LoopDev){.fd = -EBADF})
@@ -31,4 +32,4 @@ bool loopdev_uuid_valid(const char *s);
 /* partition 0 and type NULL: the whole image. */
 int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
 		   MntLog *log);
-int loopdev_probe_fstype(const char *node, char **ret);
+int loopdev_probe_fstype(const LoopDev *d, char **ret);

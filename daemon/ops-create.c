@@ -178,7 +178,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 		if (k >= 0 && !fstype) {
 			uint64_t start = mnt_step_start();
 
-			k = loopdev_probe_fstype(loop.node, &probed);
+			k = loopdev_probe_fstype(&loop, &probed);
 			(void)mnt_log_result(log, "probe", start, k);
 			fstype = probed;
 		}

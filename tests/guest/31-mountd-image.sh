@@ -43,12 +43,19 @@ python3 "$TOP/tests/guest/mkgpt.py" "$work/disk.img" \
 mkfs.ext4 -q -d "$work/content" -E offset=$((8192 * 512)) "$work/disk.img" 16M
 check "mount partition 2 by number" \
 	call p2 Create '{"image":{"fd":0,"partition":2},"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/p2","create":"directory"}}' --fd "$work/disk.img:rw"
-check "the loop device is the partition node" jtest "$work/p2" 'p["loopDevice"].endswith("p2") and p["fsType"] == "ext4"'
+# The loop device a reply names (without /dev/): its offset and size
+# limit, and whether the kernel scanned it for partitions.
+loop_of() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["parameters"]["loopDevice"][5:])' "$work/$1"; }
+loop_span() { local d; d=$(loop_of "$1") && echo "$(cat /sys/block/$d/loop/offset) $(cat /sys/block/$d/loop/sizelimit)"; }
+loop_partitions() { local d; d=$(loop_of "$1") && echo "$(cat /sys/block/$d/loop/partscan) $(ls /sys/block/$d | grep -c "^${d}p")"; }
+check "the reply names ext4" jtest "$work/p2" 'p["fsType"] == "ext4"'
+check_output "the loop device is over partition 2's bytes alone" "^$((8192 * 512)) $((32768 * 512))\$" loop_span p2
+check_output "  ... not scanned for partitions: no partition devices" "^0 0\$" loop_partitions p2
 check_output "partition 2's content is visible" "from-image" inns cat /mnt/p2/hello
 call p2u Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/p2"}'
 check "mount the Linux filesystem partition by GPT type" \
 	call pt Create '{"image":{"fd":0,"partitionType":"0fc63daf-8483-4772-8e79-3d69d8477de4"},"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/pt","create":"directory"}}' --fd "$work/disk.img:rw"
-check "the GPT type picked partition 2" jtest "$work/pt" 'p["loopDevice"].endswith("p2")'
+check_output "the GPT type picked partition 2" "^$((8192 * 512)) $((32768 * 512))\$" loop_span pt
 call ptu Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/pt"}'
 check "an absent GPT type fails at loop:partition and leaves no loop device" bash -c "
 	! $V --fd $work/disk.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partitionType\":\"4f68bce3-e8cd-4db1-96e7-fbcaf984b709\"}}' >$work/pa &&
@@ -58,6 +65,10 @@ check "a missing partition number fails and leaves no loop device" bash -c "
 	! $V --fd $work/disk.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partition\":7}}' >$work/pb &&
 	jtest $work/pb 'p[\"step\"] == \"loop:partition\"' &&
 	sleep 0.5 && ! losetup -j $work/disk.img | grep -q ."
+check "a character device as the image is refused at loop:configure (EINVAL), nothing set up" bash -c "
+	! $V --fd /dev/null io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partition\":1}}' >$work/pd &&
+	jtest $work/pd 'p[\"step\"] == \"loop:configure\" and p[\"errnoName\"] == \"EINVAL\"' &&
+	! losetup -a | grep -q /dev/null"
 check "an image fd that is not an image fails at the filesystem" bash -c "
 	! $V --fd /etc/hostname io.mountd.Mount.Create '{\"image\":{\"fd\":0}}' >$work/pc &&
 	jtest $work/pc 'p[\"step\"] in (\"probe\", \"loop:configure\")'"
