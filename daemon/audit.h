@@ -5,7 +5,8 @@
  * One structured journal record per answered request, from either front
  * end: who asked (uid, gid, pid, comm), what (method, filesystem type,
  * source, namespace, path), and how it ended (result, errno, failed step,
- * the kernel's messages, the policy's reason for a refusal).
+ * the kernel's messages, the policy's reason for a refusal).  A field
+ * with no value (no filesystem type, no error) is left out.
  *
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REQUEST>   every request
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REFUSED>   refusals only

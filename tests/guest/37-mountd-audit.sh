@@ -32,6 +32,11 @@ check_output "an allowed request records what allowed it" '^policy line 1$' \
 	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_METHOD=Info MOUNTD_RESULT=ok | fields MOUNTD_POLICY"
 check_output "root's request is recorded too" '^ok$' \
 	bash -c "records MOUNTD_CALLER_UID=0 | fields MOUNTD_RESULT"
+check_output "fields with no value are left out of a record (root's Info: no error, no policy)" \
+	'^absent$' bash -c "records MOUNTD_CALLER_UID=0 | python3 -c 'import json,sys
+r = json.loads(sys.stdin.readline())
+gone = [\"MOUNTD_ERRNO\", \"MOUNTD_STEP\", \"MOUNTD_POLICY\", \"MOUNTD_FSTYPE\", \"MOUNTD_SOURCE\", \"MOUNTD_KERNEL_MESSAGES\"]
+print(\"absent\" if not any(k in r for k in gone) and r.get(\"MOUNTD_PATH\") == \"/\" else r)'"
 check_output "the D-Bus call is recorded with the user" '^List$' \
 	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_CALLER_COMM=busctl | fields MOUNTD_METHOD"
 
