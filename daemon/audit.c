@@ -9,6 +9,9 @@
 #include <syslog.h>
 #include <unistd.h>
 
+/* No CODE_FILE/CODE_LINE/CODE_FUNC: the same three for every record, and
+ * journald's work grows with the fields (see add_set()). */
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
 #include "audit.h"
