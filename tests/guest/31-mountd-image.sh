@@ -47,12 +47,19 @@ check "mount partition 2 by number" \
 # limit, and whether the kernel scanned it for partitions.
 loop_of() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["parameters"]["loopDevice"][5:])' "$work/$1"; }
 loop_span() { local d; d=$(loop_of "$1") && echo "$(cat /sys/block/$d/loop/offset) $(cat /sys/block/$d/loop/sizelimit)"; }
+loop_ro() { blockdev --getro "/dev/$(loop_of "$1")"; }
 loop_partitions() { local d; d=$(loop_of "$1") && echo "$(cat /sys/block/$d/loop/partscan) $(ls /sys/block/$d | grep -c "^${d}p")"; }
 check "the reply names ext4" jtest "$work/p2" 'p["fsType"] == "ext4"'
 check_output "the loop device is over partition 2's bytes alone" "^$((8192 * 512)) $((32768 * 512))\$" loop_span p2
 check_output "  ... not scanned for partitions: no partition devices" "^0 0\$" loop_partitions p2
 check_output "partition 2's content is visible" "from-image" inns cat /mnt/p2/hello
 call p2u Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/p2"}'
+check "a read-only fd's partition: narrowed the same, read-only" bash -c "
+	$V --fd $work/disk.img:r io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partition\":2},\"parameters\":[{\"key\":\"ro\",\"type\":\"flag\"}],\"placement\":{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/p2ro\",\"create\":\"directory\"}}' >$work/p2ro"
+check_output "  ... over partition 2's bytes" "^$((8192 * 512)) $((32768 * 512))\$" loop_span p2ro
+check_output "  ... the device is read-only" "^1\$" loop_ro p2ro
+check_output "  ... its content is visible" "from-image" inns cat /mnt/p2ro/hello
+call p2rou Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/p2ro"}'
 check "mount the Linux filesystem partition by GPT type" \
 	call pt Create '{"image":{"fd":0,"partitionType":"0fc63daf-8483-4772-8e79-3d69d8477de4"},"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/pt","create":"directory"}}' --fd "$work/disk.img:rw"
 check_output "the GPT type picked partition 2" "^$((8192 * 512)) $((32768 * 512))\$" loop_span pt
