@@ -23,6 +23,9 @@
  * Runs in a private mount namespace.  Asserts nothing about time.
  *
  *   mount-bench [ROUNDS] [EXTRA_MOUNTS]      ($MOUNTD_BENCH_IMAGE: the image)
+ *
+ * $MOUNTD_BENCH_SECTIONS (e.g. "tmpfs,image") runs only those sections, for
+ * A/B runs of two builds in one boot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -439,6 +442,9 @@ static void report(Section *sections, size_t n, FILE *csv)
 		Section *s = &sections[i];
 		double floor = role_median(s, ROLE_FLOOR), subject = role_median(s, ROLE_SUBJECT);
 
+		if (!s->rounds)
+			continue; /* not asked for */
+
 		for (size_t k = 0; k < s->n; k++) {
 			Method *m = &s->m[k];
 			const char *sec = k ? "" : s->name;
@@ -473,11 +479,25 @@ static void report(Section *sections, size_t n, FILE *csv)
 	}
 }
 
+/* Is name one of the comma-separated list's? */
+static bool section_wanted(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return true;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 200;
 	unsigned extra = argc > 2 ? (unsigned)atoi(argv[2]) : 1000;
-	const char *image = getenv("MOUNTD_BENCH_IMAGE"), *csv_path = getenv("MOUNTD_BENCH_CSV");
+	const char *image = getenv("MOUNTD_BENCH_IMAGE"), *csv_path = getenv("MOUNTD_BENCH_CSV"),
+		   *only = getenv("MOUNTD_BENCH_SECTIONS");
 	struct mount_attr priv = {.propagation = MS_PRIVATE};
 	Method tmpfs[] = {
 		{.name = "raw syscalls", .role = ROLE_FLOOR, .once = tmpfs_raw, .every = 1},
@@ -558,6 +578,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ELEMENTSOF(sections); i++) {
 		Section *s = &sections[i];
 
+		if (only && !section_wanted(only, s->name)) {
+			s->rounds = 0;
+			continue;
+		}
 		fprintf(stderr, "measuring %s: %s\n", s->name, s->title);
 		if (s == s_pid)
 			target_start();
