@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
@@ -14,10 +15,12 @@
 #include "loopdev.h"
 #include "test-hook.h"
 #include "util.h"
+#include "worker.h"
 
 void loopdev_done(LoopDev *d)
 {
 	safe_close(d->fd);
+	safe_close(d->reader);
 	free(d->node);
 	*d = LOOPDEV_NULL;
 }
@@ -44,21 +47,48 @@ static void blkid_free_probep(blkid_probe *pr)
 }
 #define _cleanup_blkid_ _cleanup_(blkid_free_probep)
 
-/* A probe of the loop device through mountd's own fd of it: the caller's
- * image fd is never read here (its file offset is the caller's). */
-static int probe_loop(int loop_fd, blkid_probe *ret)
+/* A probe of offset..offset+size (0: to the end) of fd. */
+static int probe_fd(int fd, uint64_t offset, uint64_t size, blkid_probe *ret)
 {
 	_cleanup_blkid_ blkid_probe pr = blkid_new_probe();
 
 	if (!pr)
 		return -ENOMEM;
-	if (blkid_probe_set_device(pr, loop_fd, 0, 0) < 0)
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, (blkid_loff_t)size) < 0)
 		return -EIO;
 	*ret = TAKE_PTR(pr);
 	return 0;
 }
 
-static int configure(int image_fd, bool read_only, int *ret_fd, int *ret_nr)
+/* The image for libblkid to read: an open file description of mountd's
+ * own (libblkid seeks, and the caller's file offset is the caller's),
+ * read-only, made through /proc's link to the caller's fd.  Only from an
+ * fd the caller can read through: reading from the copy gives it nothing
+ * it did not have.  Reads go to the file's page cache, not through the
+ * loop device's queue. */
+static int image_reader(int image_fd, int flags, int *ret)
+{
+	int proc = worker_host_dir(WORKER_HOST_PROC), fd;
+	struct stat st;
+	char path[64];
+
+	if (fstat(image_fd, &st) < 0)
+		return negative_errno();
+	/* What LOOP_CONFIGURE takes, and its answer otherwise. */
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return -EINVAL;
+	if ((flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	snprintf(path, sizeof(path), "%sself/fd/%d", proc >= 0 ? "" : "/proc/", image_fd);
+	fd = openat(proc >= 0 ? proc : AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return negative_errno();
+	*ret = fd;
+	return 0;
+}
+
+static int configure(int image_fd, bool read_only, uint64_t offset, uint64_t size, int *ret_fd,
+		     int *ret_nr)
 {
 	_cleanup_close_ int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 
@@ -71,6 +101,8 @@ static int configure(int image_fd, bool read_only, int *ret_fd, int *ret_nr)
 		struct loop_config config = {
 			.fd = image_fd,
 			.info.lo_flags = LO_FLAGS_AUTOCLEAR | (read_only ? LO_FLAGS_READ_ONLY : 0),
+			.info.lo_offset = offset,
+			.info.lo_sizelimit = size,
 		};
 		char node[64];
 		int nr;
@@ -105,15 +137,15 @@ static int configure(int image_fd, bool read_only, int *ret_fd, int *ret_nr)
 }
 
 /* Where partition number `partition`, or the one of GPT type `type`, lies
- * on the (whole image's) loop device: bytes from its start, and its length. */
-static int find_partition(int loop_fd, uint32_t partition, const char *type, uint64_t *ret_offset,
+ * in the image: bytes from its start, and its length. */
+static int find_partition(int reader, uint32_t partition, const char *type, uint64_t *ret_offset,
 			  uint64_t *ret_size)
 {
 	_cleanup_blkid_ blkid_probe pr = NULL;
 	blkid_partlist pl;
 	int n, r;
 
-	r = probe_loop(loop_fd, &pr);
+	r = probe_fd(reader, 0, 0, &pr);
 	if (r < 0)
 		return r;
 	/* The table only: no filesystem probing of the whole disk. */
@@ -142,25 +174,11 @@ static int find_partition(int loop_fd, uint32_t partition, const char *type, uin
 	return -ENXIO;
 }
 
-/* Narrow the loop device to offset..offset+size of the image. */
-static int narrow(int loop_fd, uint64_t offset, uint64_t size)
-{
-	struct loop_info64 info;
-
-	if (ioctl(loop_fd, LOOP_GET_STATUS64, &info) < 0)
-		return negative_errno();
-	info.lo_offset = offset;
-	info.lo_sizelimit = size;
-	/* Autoclear is one of the flags this call sets or clears. */
-	info.lo_flags &= LO_FLAGS_AUTOCLEAR;
-	return ioctl(loop_fd, LOOP_SET_STATUS64, &info) < 0 ? negative_errno() : 0;
-}
-
 int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
 		   MntLog *log)
 {
 	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
-	uint64_t start = mnt_step_start(), offset, size;
+	uint64_t start = mnt_step_start();
 	int flags, nr = -1, r;
 
 	flags = fcntl(image_fd, F_GETFL);
@@ -168,24 +186,27 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 		mnt_log_fail(log, "loop:image");
 		return negative_errno();
 	}
-	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, &d.fd, &nr);
+	r = image_reader(image_fd, flags, &d.reader);
+	if (r < 0) {
+		mnt_log_fail(log, r == -EINVAL ? "loop:configure" : "loop:image");
+		return r;
+	}
+	/* A partition gets a loop device over its bytes alone (what mount -o
+	 * loop,offset=,sizelimit= makes), read from the table by libblkid:
+	 * no partition scan of an untrusted table by the kernel, no
+	 * partition devices for udev to probe, none to wait for. */
+	if (partition > 0 || partition_type) {
+		r = find_partition(d.reader, partition, partition_type, &d.offset, &d.size);
+		if (mnt_log_result(log, "loop:partition", start, r) < 0)
+			return r;
+		start = mnt_step_start();
+	}
+	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, d.offset, d.size, &d.fd, &nr);
 	if (mnt_log_result(log, "loop:configure", start, r) < 0)
 		return r;
 	test_stop_at("loop");
 	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
 		return -ENOMEM;
-	/* A partition: the device is narrowed to its bytes (what mount -o
-	 * loop,offset=,sizelimit= makes), read from the table by libblkid;
-	 * no partition scan of an untrusted table by the kernel, no
-	 * partition nodes for udev to probe, none to wait for. */
-	if (partition > 0 || partition_type) {
-		start = mnt_step_start();
-		r = find_partition(d.fd, partition, partition_type, &offset, &size);
-		if (r >= 0)
-			r = narrow(d.fd, offset, size);
-		if (mnt_log_result(log, "loop:partition", start, r) < 0)
-			return r;
-	}
 	*ret = d;
 	d = LOOPDEV_NULL;
 	return 0;
@@ -197,7 +218,8 @@ int loopdev_probe_fstype(const LoopDev *d, char **ret)
 	const char *type = NULL;
 	int r;
 
-	r = probe_loop(d->fd, &pr);
+	/* The same bytes as the loop device's, from the file. */
+	r = probe_fd(d->reader, d->offset, d->size, &pr);
 	if (r < 0)
 		return r;
 	blkid_probe_enable_superblocks(pr, 1);

@@ -5,9 +5,10 @@
  * Image files as block devices: LOOP_CONFIGURE an image fd onto a free loop
  * device in one step, with autoclear (the device disappears when its last
  * user, normally the mount, goes away) and read-only when the image fd is.
- * A partition is picked by number or by GPT type UUID (libblkid) and the
- * device narrowed to its bytes (offset and size limit, no partition scan);
- * the filesystem type there can be probed.
+ * A partition is picked by number or by GPT type UUID (libblkid) and gets a
+ * loop device over its bytes alone (offset and size limit, no partition
+ * scan); the filesystem type there can be probed.  libblkid reads the image
+ * through an open file of mountd's own, never the caller's fd.
  */
 
 #include <stdbool.h>
@@ -16,11 +17,14 @@
 #include "mnt.h"
 
 typedef struct LoopDev {
-	int fd;	    /* the loop device, keeps it alive until closed */
-	char *node; /* "/dev/loop3": what to mount */
+	int fd;		 /* the loop device, keeps it alive until closed */
+	char *node;	 /* "/dev/loop3": what to mount */
+	int reader;	 /* mountd's own read-only open file of the image */
+	uint64_t offset; /* where the device's bytes start in the image */
+	uint64_t size;	 /* how many; 0: to its end */
 } LoopDev;
 
-#define LOOPDEV_NULL ((LoopDev){.fd = -EBADF})
+#define LOOPDEV_NULL ((LoopDev){.fd = -EBADF, .reader = -EBADF})
 
 void loopdev_done(LoopDev *d);
 static inline void loopdev_donep(LoopDev *d)

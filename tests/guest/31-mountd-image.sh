@@ -60,6 +60,21 @@ check_output "  ... over partition 2's bytes" "^$((8192 * 512)) $((32768 * 512))
 check_output "  ... the device is read-only" "^1\$" loop_ro p2ro
 check_output "  ... its content is visible" "from-image" inns cat /mnt/p2ro/hello
 call p2rou Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/p2ro"}'
+check "the caller's image fd keeps its file offset (mountd reads a copy of its own)" python3 -c '
+import array, json, os, socket, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.lseek(fd, 12345, os.SEEK_SET)
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[2])
+call = {"method": "io.mountd.Mount.Create",
+        "parameters": {"image": {"fd": 0, "partition": 2}, "parameters": [{"key": "ro", "type": "flag"}]}}
+s.sendmsg([json.dumps(call).encode() + b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+buf = b""
+while not buf.endswith(b"\0"):
+    buf += s.recv(65536)
+reply = json.loads(buf[:-1])
+assert "error" not in reply, reply
+sys.exit(0 if os.lseek(fd, 0, os.SEEK_CUR) == 12345 else 1)' "$work/disk.img" "$SOCK"
 check "mount the Linux filesystem partition by GPT type" \
 	call pt Create '{"image":{"fd":0,"partitionType":"0fc63daf-8483-4772-8e79-3d69d8477de4"},"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/pt","create":"directory"}}' --fd "$work/disk.img:rw"
 check_output "the GPT type picked partition 2" "^$((8192 * 512)) $((32768 * 512))\$" loop_span pt
