@@ -202,8 +202,8 @@ static inline char *mountinfo_unescape(char *s)
 static inline int proc_stat_number(pid_t pid, unsigned field, unsigned long long *ret)
 {
 	char path[64], buf[1024], *p, *end;
+	_cleanup_close_ int fd = -EBADF;
 	ssize_t n;
-	int fd;
 
 	if (field < 4)
 		return -EINVAL;
@@ -212,12 +212,8 @@ static inline int proc_stat_number(pid_t pid, unsigned field, unsigned long long
 	if (fd < 0)
 		return negative_errno();
 	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0) {
-		n = negative_errno();
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
+	if (n < 0)
+		return negative_errno();
 	buf[n] = 0;
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
