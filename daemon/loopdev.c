@@ -20,7 +20,6 @@
 void loopdev_done(LoopDev *d)
 {
 	safe_close(d->fd);
-	safe_close(d->reader);
 	free(d->node);
 	*d = LOOPDEV_NULL;
 }
@@ -174,52 +173,14 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 	return -ENXIO;
 }
 
-int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
-		   MntLog *log)
-{
-	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
-	uint64_t start = mnt_step_start();
-	int flags, nr = -1, r;
-
-	flags = fcntl(image_fd, F_GETFL);
-	if (flags < 0) {
-		mnt_log_fail(log, "loop:image");
-		return negative_errno();
-	}
-	r = image_reader(image_fd, flags, &d.reader);
-	if (r < 0) {
-		mnt_log_fail(log, r == -EINVAL ? "loop:configure" : "loop:image");
-		return r;
-	}
-	/* A partition gets a loop device over its bytes alone (what mount -o
-	 * loop,offset=,sizelimit= makes), read from the table by libblkid:
-	 * no partition scan of an untrusted table by the kernel, no
-	 * partition devices for udev to probe, none to wait for. */
-	if (partition > 0 || partition_type) {
-		r = find_partition(d.reader, partition, partition_type, &d.offset, &d.size);
-		if (mnt_log_result(log, "loop:partition", start, r) < 0)
-			return r;
-		start = mnt_step_start();
-	}
-	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, d.offset, d.size, &d.fd, &nr);
-	if (mnt_log_result(log, "loop:configure", start, r) < 0)
-		return r;
-	test_stop_at("loop");
-	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
-		return -ENOMEM;
-	*ret = d;
-	d = LOOPDEV_NULL;
-	return 0;
-}
-
-int loopdev_probe_fstype(const LoopDev *d, char **ret)
+/* The filesystem type of offset..offset+size of the image. */
+static int probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret)
 {
 	_cleanup_blkid_ blkid_probe pr = NULL;
 	const char *type = NULL;
 	int r;
 
-	/* The same bytes as the loop device's, from the file. */
-	r = probe_fd(d->reader, d->offset, d->size, &pr);
+	r = probe_fd(reader, offset, size, &pr);
 	if (r < 0)
 		return r;
 	blkid_probe_enable_superblocks(pr, 1);
@@ -229,4 +190,55 @@ int loopdev_probe_fstype(const LoopDev *d, char **ret)
 		return -EMEDIUMTYPE;
 	*ret = strdup(type);
 	return *ret ? 0 : -ENOMEM;
+}
+
+int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
+		   char **ret_fstype, MntLog *log)
+{
+	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
+	_cleanup_close_ int reader = -EBADF;
+	bool want_part = partition > 0 || partition_type;
+	uint64_t start = mnt_step_start(), offset = 0, size = 0;
+	int flags, nr = -1, r;
+
+	flags = fcntl(image_fd, F_GETFL);
+	if (flags < 0) {
+		mnt_log_fail(log, "loop:image");
+		return negative_errno();
+	}
+	/* Only libblkid reads the image: without a table or a type to read,
+	 * the kernel alone looks at it. */
+	if (want_part || ret_fstype) {
+		r = image_reader(image_fd, flags, &reader);
+		if (r < 0) {
+			mnt_log_fail(log, r == -EINVAL ? "loop:configure" : "loop:image");
+			return r;
+		}
+	}
+	/* A partition gets a loop device over its bytes alone (what mount -o
+	 * loop,offset=,sizelimit= makes), read from the table by libblkid:
+	 * no partition scan of an untrusted table by the kernel, no
+	 * partition devices for udev to probe, none to wait for. */
+	if (want_part) {
+		r = find_partition(reader, partition, partition_type, &offset, &size);
+		if (mnt_log_result(log, "loop:partition", start, r) < 0)
+			return r;
+		start = mnt_step_start();
+	}
+	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, offset, size, &d.fd, &nr);
+	if (mnt_log_result(log, "loop:configure", start, r) < 0)
+		return r;
+	test_stop_at("loop");
+	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
+		return -ENOMEM;
+	if (ret_fstype) {
+		/* The same bytes as the loop device's, from the file. */
+		start = mnt_step_start();
+		r = probe_fstype(reader, offset, size, ret_fstype);
+		if (mnt_log_result(log, "probe", start, r) < 0)
+			return r;
+	}
+	*ret = d;
+	d = LOOPDEV_NULL;
+	return 0;
 }

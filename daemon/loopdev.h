@@ -17,14 +17,11 @@
 #include "mnt.h"
 
 typedef struct LoopDev {
-	int fd;		 /* the loop device, keeps it alive until closed */
-	char *node;	 /* "/dev/loop3": what to mount */
-	int reader;	 /* mountd's own read-only open file of the image */
-	uint64_t offset; /* where the device's bytes start in the image */
-	uint64_t size;	 /* how many; 0: to its end */
+	int fd;	    /* the loop device, keeps it alive until closed */
+	char *node; /* "/dev/loop3": what to mount */
 } LoopDev;
 
-#define LOOPDEV_NULL ((LoopDev){.fd = -EBADF, .reader = -EBADF})
+#define LOOPDEV_NULL ((LoopDev){.fd = -EBADF})
 
 void loopdev_done(LoopDev *d);
 static inline void loopdev_donep(LoopDev *d)
@@ -33,7 +30,7 @@ static inline void loopdev_donep(LoopDev *d)
 }
 
 bool loopdev_uuid_valid(const char *s);
-/* partition 0 and type NULL: the whole image. */
+/* partition 0 and type NULL: the whole image.  With ret_fstype, the
+ * filesystem type there is probed too (the "probe" step). */
 int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
-		   MntLog *log);
-int loopdev_probe_fstype(const LoopDev *d, char **ret);
+		   char **ret_fstype, MntLog *log);

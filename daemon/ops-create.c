@@ -174,17 +174,11 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 		RightsSaved saved = rights_suspend();
 
 		k = loopdev_attach(r->image.fd, r->image.partition, r->image.partition_type, &loop,
-				   log);
-		if (k >= 0 && !fstype) {
-			uint64_t start = mnt_step_start();
-
-			k = loopdev_probe_fstype(&loop, &probed);
-			(void)mnt_log_result(log, "probe", start, k);
-			fstype = probed;
-		}
+				   fstype ? NULL : &probed, log);
 		rights_resume(&saved);
 		if (k < 0)
 			return k;
+		fstype = fstype ?: probed;
 		source = loop.node;
 	}
 
