@@ -62,8 +62,7 @@ static int handler(const char *request, int *fds, size_t n_fds, ExecReply *ret)
 		for (int d = 0; d < _WORKER_HOST_DIR_MAX; d++)
 			own = own || fd == worker_host_dir(d);
 		snprintf(buf, sizeof(buf), "%d", !own && fcntl(fd, F_GETFD) >= 0);
-	}
-	else if (streq(request, "fd") && n_fds == 1) {
+	} else if (streq(request, "fd") && n_fds == 1) {
 		struct stat st;
 
 		if (fstat(fds[0], &st) < 0)
