@@ -2,6 +2,7 @@
 /* The journal record of each request (see audit.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,6 +139,23 @@ void audit_shutdown(void)
 	flush_source = sd_event_source_disable_unref(flush_source);
 }
 
+/* The next free record; a full queue goes out first. */
+static Record *queue_next(void)
+{
+	if (n_queued == AUDIT_QUEUE_MAX || !flush_source)
+		audit_flush();
+	return &queue[n_queued++];
+}
+
+/* Sent after this iteration's answers, or now without audit_setup(). */
+static void queued(void)
+{
+	if (flush_source)
+		(void)sd_event_source_set_enabled(flush_source, SD_EVENT_ONESHOT);
+	else
+		audit_flush();
+}
+
 _printf_(2, 3) static void add(Record *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -191,9 +209,7 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	read_comm(caller->pid, comm);
 	(void)messages_of(error_parameters, messages, sizeof(messages));
 
-	if (n_queued == AUDIT_QUEUE_MAX || !flush_source)
-		audit_flush();
-	r = &queue[n_queued++];
+	r = queue_next();
 	add(r, "MESSAGE=%s by uid %u (%s): %s%s%s%s%s", method, (unsigned)caller->id.uid,
 	    comm[0] ? comm : "?", error ?: "done", step ? " at " : "", step ?: "",
 	    reason && error ? ": " : "", reason && error ? reason : "");
@@ -214,8 +230,25 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	add_set(r, "MOUNTD_STEP=", step);
 	add_set(r, "MOUNTD_POLICY=", reason);
 	add_set(r, "MOUNTD_KERNEL_MESSAGES=", messages);
-	if (flush_source)
-		(void)sd_event_source_set_enabled(flush_source, SD_EVENT_ONESHOT);
-	else
-		audit_flush();
+	queued();
+}
+
+void audit_rate_limited(uid_t uid, uint64_t refused, const char *limit)
+{
+	Record *r = queue_next();
+
+	if (uid == (uid_t)-1)
+		add(r, "MESSAGE=%" PRIu64 " calls by uids past the rate limit's table refused (%s)",
+		    refused, limit);
+	else {
+		add(r, "MESSAGE=%" PRIu64 " more calls by uid %u refused: rate limit (%s)", refused,
+		    (unsigned)uid, limit);
+		add(r, "MOUNTD_CALLER_UID=%u", (unsigned)uid);
+	}
+	add(r, "MESSAGE_ID=%s", AUDIT_MESSAGE_ID_REFUSED);
+	add(r, "PRIORITY=%d", LOG_NOTICE);
+	add(r, "MOUNTD_RESULT=%s", OPS_ERROR_NAME_LIMIT);
+	add(r, "MOUNTD_POLICY=rate limit: %s", limit);
+	add(r, "MOUNTD_REFUSED_CALLS=%" PRIu64, refused);
+	queued();
 }

@@ -6,7 +6,9 @@
  * end: who asked (uid, gid, pid, comm), what (method, filesystem type,
  * source, namespace, path), and how it ended (result, errno, failed step,
  * the kernel's messages, the policy's reason for a refusal).  A field
- * with no value (no filesystem type, no error) is left out.
+ * with no value (no filesystem type, no error) is left out.  Calls past a
+ * caller's rate are the exception: most are counted, not recorded one by
+ * one (ratelimit.h, audit_rate_limited()).
  *
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REQUEST>   every request
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REFUSED>   refusals only
@@ -35,3 +37,8 @@ void audit_shutdown(void);
 /* authorized_by: what allowed it (NULL: root, or refused before). */
 void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
 		   const char *authorized_by, const char *error, json_object *error_parameters);
+
+/* One record for the refused calls of uid ((uid_t)-1: of uids the rate
+ * limit had no room to tell apart) that were not recorded one by one
+ * (ratelimit.h); limit describes the rate. */
+void audit_rate_limited(uid_t uid, uint64_t refused, const char *limit);

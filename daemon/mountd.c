@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "caps.h"
 #include "executor.h"
 #include "leftovers.h"
+#include "ratelimit.h"
 #include "request.h"
 #include "util.h"
 #include "authorize.h"
@@ -181,6 +183,23 @@ static int env_number(const char *name, unsigned long def, unsigned long *ret)
 	errno = 0;
 	*ret = strtoul(e, &end, 10);
 	return errno || *end || end == e ? -EINVAL : 0;
+}
+
+/* Each non-root uid's call rate (ratelimit.h): MOUNTD_RATE_LIMIT_BURST
+ * calls (0: no limit) per MOUNTD_RATE_LIMIT_INTERVAL_SEC, as systemd names
+ * its own. */
+static int setup_rate_limit(Daemon *d)
+{
+	unsigned long burst, sec;
+
+	if (env_number("MOUNTD_RATE_LIMIT_BURST", RATELIMIT_BURST_DEFAULT, &burst) < 0 ||
+	    env_number("MOUNTD_RATE_LIMIT_INTERVAL_SEC", RATELIMIT_INTERVAL_USEC_DEFAULT / 1000000,
+		       &sec) < 0 ||
+	    burst > UINT_MAX || (burst > 0 && (sec == 0 || sec > 24 * 3600))) {
+		fprintf(stderr, "mountd: MOUNTD_RATE_LIMIT_BURST or _INTERVAL_SEC is not valid\n");
+		return -EINVAL;
+	}
+	return ratelimit_setup(d->event, (unsigned)burst, (uint64_t)sec * 1000000);
 }
 
 /* The message limit where MemoryMax= is tight.  A request is read whole
@@ -352,6 +371,8 @@ int main(int argc, char **argv)
 		if (r >= 0)
 			r = request_setup(d.event, (uint64_t)sec * 1000000);
 	}
+	if (r >= 0)
+		r = setup_rate_limit(&d);
 	request_set_idle_callback(on_jobs_done, &d);
 	if (r >= 0)
 		r = sd_event_add_time_relative(d.event, &d.trim_timer, CLOCK_MONOTONIC,
@@ -403,6 +424,8 @@ int main(int argc, char **argv)
 	d.trim_timer = sd_event_source_unref(d.trim_timer);
 	bus_front_free(d.bus);
 	varlink_server_free(d.server);
+	/* Its reports are records: before the journal queue's last flush. */
+	ratelimit_shutdown();
 	request_shutdown();
 	sd_event_unref(d.event);
 	return r < 0 ? 1 : 0;

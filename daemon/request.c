@@ -14,6 +14,7 @@
 #include "executor.h"
 #include "policy.h"
 #include "polkit.h"
+#include "ratelimit.h"
 #include "ops-internal.h"
 #include "request.h"
 #include "util.h"
@@ -73,6 +74,34 @@ static void answer_invalid(const RequestCall *c, int r, const char *field)
 	if (a.parameters)
 		json_object_object_add(a.parameters, "parameter", json_object_new_string(field));
 	answer(c, &a);
+}
+
+/* Past the caller's rate (ratelimit.h): answered LimitExceeded before
+ * anything is done for it, and recorded only when the rate limit says.
+ * 1 when answered, 0 to go on, negative when no answer could be made. */
+static int answer_rate_limited(const RequestCall *c)
+{
+	RateVerdict v = ratelimit_take(c->caller.id.uid);
+	char reason[96];
+	RequestAnswer a;
+	int r;
+
+	if (v == RATE_PASS)
+		return 0;
+	r = request_answer_errno(-EAGAIN, &a);
+	if (r < 0)
+		return r;
+	if (v == RATE_REFUSE) {
+		RequestCall limited = *c;
+
+		snprintf(reason, sizeof(reason), "rate limit: %s", ratelimit_describe());
+		limited.authorized_by = reason;
+		answer(&limited, &a);
+		return 1;
+	}
+	c->done(&a, c->userdata);
+	request_answer_done(&a);
+	return 1;
 }
 
 /* ---- namespaces ---------------------------------------------------------- */
@@ -599,6 +628,9 @@ int request_start(const RequestCall *c)
 
 	if (m->run == OPS_RUN_WATCH)
 		return -EINVAL;
+	r = answer_rate_limited(c);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	req = malloc(m->request_size);
 	if (!req)
 		return -ENOMEM;
@@ -649,6 +681,9 @@ int request_prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_p
 	OpsTargets t = {};
 	int r, trace_fd;
 
+	r = answer_rate_limited(c);
+	if (r != 0)
+		return r;
 	c->method->request_init(&req);
 	/* Never 2: reading is the policy file's alone. */
 	r = prepare(c, &req, &t, &target, &source, &trace_fd, &reason, &interactive);

@@ -4,7 +4,8 @@
 /*
  * The one path of a call from either front end to its answer, in the event
  * loop: decode the JSON parameters along the operation table and validate
- * them, fill in the caller's namespace where the request names none, pin
+ * them (a caller past its rate, ratelimit.h, is refused before this), fill
+ * in the caller's namespace where the request names none, pin
  * every namespace it names (a pidfd and an nsfs fd, taken once: nothing
  * after this reopens anything by pid), ask the policy, then run the method:
  * in an executor worker inside the target namespace, or in the loop for
@@ -66,7 +67,7 @@ int request_start(const RequestCall *c);
 /* Watch: decode, default and authorize, then hand the namespace to the
  * front end's stream.  0 and *ret_ns set (its fds borrowed from c or owned
  * by *ret_pin, to be closed after watch_new()); 1 when done() was called
- * with an error. */
+ * with an error; negative when it will not be. */
 int request_prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_pin);
 
 /* Error answers for the front ends' own failures. */

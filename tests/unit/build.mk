@@ -26,3 +26,10 @@ UNIT_TESTS += $(B)/tests/unit/test-executor
 $(B)/tests/unit/test-executor: $(B)/tests/unit/test-executor.o $(B)/daemon/executor.o \
 		$(MOUNTD_OPS_OBJS) $(VARLINK_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# the per-uid call rate: bursts, refill, uids apart, what refusals leave
+# for the journal, a full table
+UNIT_TESTS += $(B)/tests/unit/test-ratelimit
+$(B)/tests/unit/test-ratelimit: $(B)/tests/unit/test-ratelimit.o $(B)/daemon/ratelimit.o \
+		$(B)/daemon/audit.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
