@@ -108,6 +108,9 @@ void audit_flush(void)
 	for (size_t i = 0; i < n_queued; i++)
 		record_send(&queue[i]);
 	n_queued = 0;
+	/* Nothing left for the deferred flush: not an iteration for nothing. */
+	if (flush_source)
+		(void)sd_event_source_set_enabled(flush_source, SD_EVENT_OFF);
 }
 
 static int on_flush(sd_event_source *s, void *userdata)

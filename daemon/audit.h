@@ -14,8 +14,11 @@
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REFUSED>   refusals only
  *
  * A record is made when the answer is (the caller's comm read then), and
- * sent to the journal once that loop iteration's answers have gone out:
- * journald's work on it is then no part of the caller's wait.  At most
+ * sent to the journal after the answer has gone out: journald's work on it
+ * is then no part of the caller's wait.  An answer given later (a worker's,
+ * polkit's) is written before its done() returns, and request.c calls
+ * audit_flush() right after; one given while the call is being started
+ * waits for that loop iteration's answers (a deferred source).  At most
  * AUDIT_QUEUE_MAX wait; a full queue, audit_flush() and audit_shutdown()
  * send them at once.  Without audit_setup() every record is sent at once.
  */

@@ -37,6 +37,10 @@ void request_answer_done(RequestAnswer *a)
 	*a = (RequestAnswer){};
 }
 
+/* Calls being started: an answer given meanwhile is written by the front
+ * end after request_start() returns. */
+static unsigned n_starting;
+
 static void answer(const RequestCall *c, RequestAnswer *a)
 {
 	/* Before done(), which may take the answer's parameters. */
@@ -44,6 +48,11 @@ static void answer(const RequestCall *c, RequestAnswer *a)
 		      c->authorized_by, a->error, a->error ? a->parameters : NULL);
 	c->done(a, c->userdata);
 	request_answer_done(a);
+	/* Given later (a worker's, polkit's), the answer is out when done()
+	 * returns: both front ends write at once.  Its record follows now
+	 * rather than one loop iteration later. */
+	if (n_starting == 0)
+		audit_flush();
 }
 
 int request_answer_errno(int r, RequestAnswer *ret)
@@ -616,7 +625,19 @@ static void on_polkit(int authorized, void *userdata)
 	pending_dec();
 }
 
+static int start(const RequestCall *c);
+
 int request_start(const RequestCall *c)
+{
+	int r;
+
+	n_starting++;
+	r = start(c);
+	n_starting--;
+	return r;
+}
+
+static int start(const RequestCall *c)
 {
 	const OpsMethod *m = c->method;
 	Pin target = PIN_NULL, source = PIN_NULL;
@@ -672,7 +693,19 @@ int request_start(const RequestCall *c)
 	return r;
 }
 
+static int prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_pin);
+
 int request_prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_pin)
+{
+	int r;
+
+	n_starting++;
+	r = prepare_watch(c, ret_ns, ret_pin);
+	n_starting--;
+	return r;
+}
+
+static int prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_pin)
 {
 	Pin target = PIN_NULL, source = PIN_NULL;
 	OpsListRequest req;

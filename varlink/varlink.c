@@ -154,6 +154,7 @@ struct Connection {
 	STAILQ_HEAD(, OutMsg) output;
 	size_t out_bytes;
 
+	bool busy;     /* on_conn_defer()'s work is running (conn_process()) */
 	bool read_eof; /* client shut down its sending side */
 	bool closing;  /* protocol violation: flush what is queued, then close */
 	bool hung_up;  /* socket gone */
@@ -376,17 +377,23 @@ static void conn_hangup(Connection *conn)
 	conn_schedule(conn);
 }
 
-static void conn_maybe_finish(Connection *conn)
+static bool conn_can_finish(Connection *conn)
 {
 	if (!conn->linked || conn->active || !STAILQ_EMPTY(&conn->requests))
-		return;
+		return false;
 	if (conn->fd >= 0) {
 		if (!STAILQ_EMPTY(&conn->output))
-			return;
+			return false;
 		if (!conn->read_eof && !conn->closing && !conn->server->draining)
-			return;
+			return false;
 	}
-	conn_unlink(conn);
+	return true;
+}
+
+static void conn_maybe_finish(Connection *conn)
+{
+	if (conn_can_finish(conn))
+		conn_unlink(conn);
 }
 
 static void conn_update_events(Connection *conn)
@@ -804,7 +811,10 @@ static void call_finish(VarlinkCall *c)
 	if (conn->active == c)
 		conn->active = NULL;
 	conn_schedule(conn);
-	server_schedule_idle_check(conn->server);
+	/* Only then can on_idle_check() find the server idle: a check that
+	 * cannot costs an event loop iteration on every answer. */
+	if (conn->server && conn->server->n_connections == 0 && conn->server->n_pending_calls == 0)
+		server_schedule_idle_check(conn->server);
 }
 
 static VarlinkCall *call_free(VarlinkCall *c)
@@ -855,6 +865,8 @@ static int call_send(VarlinkCall *c, json_object *msg)
 	return 0;
 }
 
+static void conn_settle(Connection *conn);
+
 static int call_answer(VarlinkCall *c, const char *error, json_object *parameters, bool continues)
 {
 	_cleanup_json_ json_object *params = parameters;
@@ -888,6 +900,18 @@ static int call_answer(VarlinkCall *c, const char *error, json_object *parameter
 	int r = msg ? call_send(c, msg) : 0;
 	if (!continues || r == -ENOTCONN)
 		call_finish(c);
+	/* Answered from outside the connection's pass (a method that replied
+	 * later, from another event source): write it now rather than one
+	 * loop iteration later, and leave the deferred pass out if that was
+	 * all it had to do.  Inside the pass, the pass writes it. */
+	Connection *conn = c->conn;
+	if (!conn->busy && conn->linked) {
+		conn_ref(conn);
+		conn_flush(conn);
+		conn_update_events(conn);
+		conn_settle(conn);
+		conn_unref(conn);
+	}
 	return r;
 }
 
@@ -1256,11 +1280,30 @@ static void conn_dispatch(Connection *conn, Request *req)
 	varlink_call_unref(c);
 }
 
-static int on_conn_defer(sd_event_source *src, void *userdata)
+/* What on_conn_defer() is for: requests to dispatch, complete messages
+ * left in the buffer, output the socket has not taken, a client that
+ * does not read, a connection to finish.  Conservative: when in doubt,
+ * there is work. */
+static bool conn_has_work(Connection *conn)
 {
-	Connection *conn = conn_ref(userdata);
-	(void)src;
+	if (!conn->linked)
+		return false;
+	return (conn->overflow && !conn->hung_up) || !STAILQ_EMPTY(&conn->output) ||
+	       (!conn->active && !STAILQ_EMPTY(&conn->requests)) || conn->iscan < conn->ilen ||
+	       conn_can_finish(conn);
+}
 
+/* After the connection's work was done in place: the deferred pass that
+ * the work scheduled is dropped when nothing is left for it. */
+static void conn_settle(Connection *conn)
+{
+	if (conn->defer && !conn_has_work(conn))
+		(void)sd_event_source_set_enabled(conn->defer, SD_EVENT_OFF);
+}
+
+static void conn_process(Connection *conn)
+{
+	conn->busy = true;
 	if (conn->overflow && !conn->hung_up) {
 		char d[32];
 		log_vl(SD_WARNING, "%s does not read its answers, disconnecting",
@@ -1288,10 +1331,19 @@ static int on_conn_defer(sd_event_source *src, void *userdata)
 			conn_schedule(conn); /* else the end of the active call does */
 	}
 	conn_flush(conn);
+	conn->busy = false;
 	if (conn->linked) {
 		conn_update_events(conn);
 		conn_maybe_finish(conn);
 	}
+}
+
+static int on_conn_defer(sd_event_source *src, void *userdata)
+{
+	Connection *conn = conn_ref(userdata);
+	(void)src;
+
+	conn_process(conn);
 	conn_unref(conn);
 	return 0;
 }
@@ -1321,8 +1373,10 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 			;
 		conn_hangup(conn);
 	}
-	conn_schedule(conn);
-	conn_update_events(conn);
+	/* The pass in place, not one loop iteration later: a request is
+	 * dispatched in the iteration that read it. */
+	conn_process(conn);
+	conn_settle(conn);
 	conn_unref(conn);
 	return 0;
 }

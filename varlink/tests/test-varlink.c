@@ -713,6 +713,40 @@ static void test_pipelining(void)
 	client_free(c);
 }
 
+/* What the loop costs a call: a request is read, dispatched and (answered
+ * at once) written in one event loop iteration; an answer given later,
+ * from outside the loop's work on the connection, is on the socket when
+ * the reply function returns; and nothing is left over for another
+ * iteration to do. */
+static void test_iterations(void)
+{
+	Client *c = client_new();
+	json_object *a;
+
+	pump(50); /* the accept */
+	client_send(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":7}}");
+	ok(sd_event_run(event, 1000) > 0, "the request wakes the loop");
+	client_poll(c);
+	a = c->len > 0 ? client_recv(c, 0) : NULL;
+	ok(jint(a, "parameters", "n") == 7, "read, dispatched and answered in that one iteration");
+	json_object_put(a);
+	ok(sd_event_run(event, 0) == 0, "... with nothing left for another");
+
+	client_send(c, "{\"method\":\"org.example.Test.Slow\",\"parameters\":{\"n\":1}}");
+	for (int i = 0; i < 100 && n_slow == 0; i++)
+		pump_once();
+	ok(sd_event_run(event, 0) == 0, "a call held by its method leaves the loop nothing to do");
+	slow_reply_all();
+	client_poll(c);
+	a = c->len > 0 ? client_recv(c, 0) : NULL;
+	ok(jint(a, "parameters", "n") == 100,
+	   "an answer given later is on the socket when the reply function returns");
+	json_object_put(a);
+	ok(sd_event_run(event, 0) == 0, "... with nothing left for another iteration");
+	client_free(c);
+	pump(50);
+}
+
 static void test_oneway_more(void)
 {
 	Client *c = client_new();
@@ -1231,6 +1265,7 @@ int main(void)
 	test_basic();
 	test_framing();
 	test_pipelining();
+	test_iterations();
 	test_oneway_more();
 	test_fds();
 	test_bad_input();
