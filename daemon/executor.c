@@ -674,7 +674,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pidfd,
+int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_pidfd,
 		    const char *request, const int *fds, size_t n_fds, uint64_t timeout_usec,
 		    ExecDoneFn done, void *userdata)
 {
@@ -694,14 +694,17 @@ int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pid
 		caller_maybe_free(c);
 		return -ENOMEM;
 	}
-	*j = (Job){.x = x, .key = *key, .caller = c, .done = done, .userdata = userdata};
-	j->nsfs = fcntl(mntns_fd, F_DUPFD_CLOEXEC, 3);
-	j->owner_pidfd = owner_pidfd >= 0 ? fcntl(owner_pidfd, F_DUPFD_CLOEXEC, 3) : -EBADF;
+	/* The caller's fds, not copies: taken below only if this succeeds. */
+	*j = (Job){.x = x,
+		   .key = *key,
+		   .caller = c,
+		   .done = done,
+		   .userdata = userdata,
+		   .nsfs = *mntns_fd,
+		   .owner_pidfd = owner_pidfd ? *owner_pidfd : -EBADF};
 	j->request = strdup(request);
 	j->fds = calloc(n_fds ?: 1, sizeof(int));
-	r = j->nsfs < 0 || (owner_pidfd >= 0 && j->owner_pidfd < 0) ? -EBADF
-	    : !j->request || !j->fds				    ? -ENOMEM
-								    : 0;
+	r = j->nsfs < 0 ? -EBADF : !j->request || !j->fds ? -ENOMEM : 0;
 	LIST_INSERT_HEAD(&x->jobs, j, all);
 	x->n_pending++;
 	if (r >= 0)
@@ -726,10 +729,14 @@ int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pid
 		}
 	}
 	if (r < 0) {
+		j->nsfs = j->owner_pidfd = -EBADF; /* still the caller's */
 		j->done = NULL;
 		job_free(j);
 		return r;
 	}
+	*mntns_fd = -EBADF;
+	if (owner_pidfd)
+		*owner_pidfd = -EBADF;
 	return 0;
 }
 

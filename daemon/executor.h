@@ -77,11 +77,13 @@ int executor_new(sd_event *event, ExecHandlerFn handler, uint64_t idle_usec, Exe
  * -ECANCELED. */
 Executor *executor_free(Executor *x);
 
-/* mntns_fd: the key's namespace (borrowed; a new worker setns()es into it).
- * owner_pidfd: the process that named it, or -EBADF (borrowed).  fds are
- * borrowed: the executor keeps its own copies until they are sent.
- * -EAGAIN when the uid has too many requests waiting. */
-int executor_submit(Executor *x, const ExecKey *key, int mntns_fd, int owner_pidfd,
+/* *mntns_fd: the key's namespace (a new worker setns()es into it);
+ * *owner_pidfd (owner_pidfd NULL: none): the process that named it.  Both
+ * are taken on success (set to -EBADF; the job keeps them until it ends,
+ * which saves a copy and a close a request), left to the caller on
+ * failure.  fds are borrowed: the executor keeps its own copies until they
+ * are sent.  -EAGAIN when the uid has too many requests waiting. */
+int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_pidfd,
 		    const char *request, const int *fds, size_t n_fds, uint64_t timeout_usec,
 		    ExecDoneFn done, void *userdata);
 

@@ -140,9 +140,13 @@ static int submit(Executor *x, uid_t uid, int owner, const char *text, const int
 		  uint64_t timeout_ms, Answer *a)
 {
 	ExecKey key = {.mntns_id = ns_id, .uid = uid};
+	/* Copies for the executor to take, as request.c's pins are taken. */
+	_cleanup_close_ int ns = fcntl(nsfd, F_DUPFD_CLOEXEC, 3);
+	_cleanup_close_ int own = owner >= 0 ? fcntl(owner, F_DUPFD_CLOEXEC, 3) : -EBADF;
 
 	*a = (Answer){.fd = -EBADF};
-	return executor_submit(x, &key, nsfd, owner, text, fds, n, timeout_ms * 1000, on_done, a);
+	return executor_submit(x, &key, &ns, owner >= 0 ? &own : NULL, text, fds, n,
+			       timeout_ms * 1000, on_done, a);
 }
 
 static bool alive(pid_t pid)
