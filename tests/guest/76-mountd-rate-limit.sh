@@ -22,7 +22,8 @@ LIMIT_ERROR=io.mountd.Mount.LimitExceeded
 export MOUNTD_POLICY=$work/policy
 cat >"$MOUNTD_POLICY" <<POLICY
 allow user=$U method=Info,List namespace=own
-allow user=$U,$U2 method=Create,Unmount fstype=tmpfs namespace=any
+allow user=$U method=Create,Unmount fstype=tmpfs namespace=any
+allow user=$U2 method=Create,Unmount fstype=tmpfs namespace=any
 allow user=$U2 method=Info namespace=own
 POLICY
 export MOUNTD_RATE_LIMIT_BURST=$BURST MOUNTD_RATE_LIMIT_INTERVAL_SEC=$INTERVAL
@@ -45,7 +46,7 @@ num() { sed -n "s/.*\b$2=\([0-9]*\).*/\1/p" "$1"; }
 # Mounts at exactly PATH in the mount namespace of PID.
 count_mounts() { awk -v p="$2" '$5 == p { n++ } END { print n + 0 }' /proc/"$1"/mountinfo; }
 create_json() {
-	printf '{"fsType":"tmpfs","namespace":{"pid":%s},"placement":{"path":"%s"}}' "$1" "$2"
+	printf '{"fsType":"tmpfs","placement":{"namespace":{"pid":%s},"path":"%s"}}' "$1" "$2"
 }
 
 cp /proc/1/mountinfo "$work/mountinfo-1.before"
