@@ -113,6 +113,22 @@ int leftover_resolve_create(int root_fd, const char *path, MntCreate create, con
 	if (create == MNT_CREATE_NONE)
 		return mnt_resolve_create_in_root(root_fd, path, create, what, log, ret_created);
 
+	/* Look first: a mount point that is there already is not made, and
+	 * needs no record (a file written and removed again for nothing, on
+	 * most Create requests of a runtime that asks for create every time).
+	 * Only a missing one goes on to the record and the creation. */
+	{
+		uint64_t start = mnt_step_start();
+		char step[64];
+
+		fd = mnt_resolve_create_in_root(root_fd, path, MNT_CREATE_NONE, what, NULL,
+						ret_created);
+		if (fd != -ENOENT) {
+			snprintf(step, sizeof(step), "resolve:%s", what);
+			return mnt_log_result(log, step, start, fd);
+		}
+	}
+
 	/* The namespace this worker is in now: the one it will create in. */
 	k = fstatat(proc >= 0 ? proc : AT_FDCWD, proc >= 0 ? "self/ns/mnt" : "/proc/self/ns/mnt",
 		    &st, 0) < 0

@@ -19,8 +19,9 @@ typedef struct Leftover {
 	char name[48];
 } Leftover;
 
-/* mnt_resolve_create_in_root() with a record: written before anything is
- * created (failing to write it fails the request, step "record:<what>"),
+/* mnt_resolve_create_in_root() with a record, when path is missing: written
+ * before anything is created (failing to write it fails the request, step
+ * "record:<what>"),
  * completed with the device and inode of what was made, dropped when
  * nothing was.  From inside a worker only. */
 int leftover_resolve_create(int root_fd, const char *path, MntCreate create, const char *what,

@@ -127,7 +127,8 @@ check_output "fd limit: accepting resumed" "accepting again" \
 # mountd writes one thing there per request: the record of a mount point it
 # is about to make (daemon/leftovers.c).  Without room for it, it makes none:
 # MountFailed at step record:target, ENOSPC; a placement that needs no mount
-# point still works, and so does everything once there is room again.
+# point still works (also when it asks for one to be created, and one is
+# there), and so does everything once there is room again.
 fresh_units
 check "/run full: mountd serves before" bind_unmount
 snapshot
@@ -139,6 +140,10 @@ check_output "/run full: creating a mount point fails at the record, ENOSPC" \
 check_fails "/run full: and made none" nsenter -t $ns -m test -e /mnt/full
 check "/run full: a placement on an existing directory still works" \
 	$V io.mountd.Mount.Create '{"fsType":"tmpfs","placement":{"namespace":{"pid":'$ns'},"path":"/mnt/plain"}}'
+check "/run full: unmount it" \
+	$V io.mountd.Mount.Unmount '{"namespace":{"pid":'$ns'},"path":"/mnt/plain"}'
+check "/run full: create on a directory already there works too: nothing to make, no record" \
+	$V io.mountd.Mount.Create '{"fsType":"tmpfs","placement":{"namespace":{"pid":'$ns'},"path":"/mnt/plain","create":"directory"}}'
 check "/run full: unmount it" \
 	$V io.mountd.Mount.Unmount '{"namespace":{"pid":'$ns'},"path":"/mnt/plain"}'
 rm -f /run/faults-filler /run/faults-filler2
