@@ -209,7 +209,10 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	const char *reason = member(error_parameters, "reason") ?: authorized_by;
 	Record *r;
 
-	read_comm(caller->pid, comm);
+	if (caller->comm)
+		snprintf(comm, sizeof(comm), "%s", caller->comm);
+	else
+		read_comm(caller->pid, comm);
 	(void)messages_of(error_parameters, messages, sizeof(messages));
 
 	r = queue_next();

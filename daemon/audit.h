@@ -13,7 +13,8 @@
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REQUEST>   every request
  *	journalctl MESSAGE_ID=<AUDIT_MESSAGE_ID_REFUSED>   refusals only
  *
- * A record is made when the answer is (the caller's comm read then), and
+ * A record is made when the answer is (the caller's comm read then, or
+ * once per varlink connection: AuthCaller.comm), and
  * sent to the journal after the answer has gone out: journald's work on it
  * is then no part of the caller's wait.  An answer given later (a worker's,
  * polkit's) is written before its done() returns, and request.c calls

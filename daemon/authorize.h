@@ -17,6 +17,10 @@ typedef struct AuthCaller {
 	PolicyCaller id;
 	pid_t pid;
 	int pidfd; /* borrowed, -EBADF if the front end has none */
+	/* For the journal record: the caller's comm, borrowed, as the front
+	 * end knows it (varlink: read once per connection); NULL: read from
+	 * /proc/PID/comm with the answer. */
+	const char *comm;
 } AuthCaller;
 
 /* The policy mountd runs with. */

@@ -73,6 +73,7 @@ static int vm_call_new(VarlinkCall *call, json_object *parameters, RequestCall *
 		.caller = {.id = {.uid = uc.uid, .gid = uc.gid}, .pid = uc.pid},
 		.parameters_as_text = true,
 	};
+	rc->caller.comm = varlink_call_get_peer_comm(call);
 	rc->caller.pidfd = varlink_call_get_peer_pidfd(call);
 	if (rc->caller.pidfd < 0)
 		rc->caller.pidfd = -EBADF;

@@ -154,7 +154,14 @@ struct Connection {
 	STAILQ_HEAD(, OutMsg) output;
 	size_t out_bytes;
 
-	bool busy;     /* on_conn_defer()'s work is running (conn_process()) */
+	bool busy; /* on_conn_defer()'s work is running (conn_process()) */
+	/* The peer's supplementary groups and comm, read at the first call
+	 * that asks (both are the connecting process's, fixed since). */
+	gid_t *peer_groups;
+	size_t n_peer_groups;
+	bool peer_groups_read;
+	char peer_comm[16];
+	bool peer_comm_read;
 	bool read_eof; /* client shut down its sending side */
 	bool closing;  /* protocol violation: flush what is queued, then close */
 	bool hung_up;  /* socket gone */
@@ -313,6 +320,7 @@ static Connection *conn_unref(Connection *conn)
 	while (!STAILQ_EMPTY(&conn->requests))
 		request_free(conn, request_pop(conn));
 	conn->pidfd = safe_close(conn->pidfd);
+	free(conn->peer_groups);
 	free(conn);
 	return NULL;
 }
@@ -1033,28 +1041,71 @@ int varlink_call_get_peer_pidfd(VarlinkCall *c)
 	return c->conn->pidfd >= 0 ? c->conn->pidfd : -EOPNOTSUPP;
 }
 
-int varlink_call_get_peer_groups(VarlinkCall *c, gid_t **ret, size_t *ret_n)
+static int conn_read_peer_groups(Connection *conn)
 {
 	socklen_t len = 0;
 	gid_t *groups;
 
-	if (!c || !ret || !ret_n)
-		return -EINVAL;
-	/* The first call only learns the size (ERANGE). */
-	if (getsockopt(c->conn->fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) < 0 && errno != ERANGE)
+	/* The first getsockopt() only learns the size (ERANGE). */
+	if (getsockopt(conn->fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) < 0 && errno != ERANGE)
 		return -errno;
 	groups = malloc(len ?: 1);
 	if (!groups)
 		return -ENOMEM;
-	if (len > 0 && getsockopt(c->conn->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+	if (len > 0 && getsockopt(conn->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
 		int r = -errno;
 
 		free(groups);
 		return r;
 	}
-	*ret = groups;
-	*ret_n = len / sizeof(gid_t);
+	conn->peer_groups = groups;
+	conn->n_peer_groups = len / sizeof(gid_t);
+	conn->peer_groups_read = true;
 	return 0;
+}
+
+int varlink_call_get_peer_groups(VarlinkCall *c, gid_t **ret, size_t *ret_n)
+{
+	Connection *conn;
+	int r;
+
+	if (!c || !ret || !ret_n)
+		return -EINVAL;
+	conn = c->conn;
+	if (!conn->peer_groups_read) {
+		r = conn_read_peer_groups(conn);
+		if (r < 0)
+			return r;
+	}
+	*ret = malloc(sizeof(gid_t) * (conn->n_peer_groups ?: 1));
+	if (!*ret)
+		return -ENOMEM;
+	if (conn->n_peer_groups > 0)
+		memcpy(*ret, conn->peer_groups, sizeof(gid_t) * conn->n_peer_groups);
+	*ret_n = conn->n_peer_groups;
+	return 0;
+}
+
+const char *varlink_call_get_peer_comm(VarlinkCall *c)
+{
+	Connection *conn;
+
+	if (!c)
+		return "";
+	conn = c->conn;
+	if (!conn->peer_comm_read) {
+		char path[64];
+		_cleanup_close_ int fd = -EBADF;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)conn->ucred.pid);
+		fd = conn->ucred.pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -EBADF;
+		n = fd >= 0 ? read(fd, conn->peer_comm, sizeof(conn->peer_comm) - 1) : -1;
+		conn->peer_comm[n > 0 ? n : 0] = 0;
+		conn->peer_comm[strcspn(conn->peer_comm, "\n")] = 0;
+		conn->peer_comm_read = true;
+	}
+	return conn->peer_comm;
 }
 
 int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),

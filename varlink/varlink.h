@@ -188,9 +188,13 @@ int varlink_call_push_fd(VarlinkCall *c, int fd);
 int varlink_call_get_peer_ucred(VarlinkCall *c, struct ucred *ret);
 /* SO_PEERPIDFD if the kernel has it; borrowed; -EOPNOTSUPP otherwise. */
 int varlink_call_get_peer_pidfd(VarlinkCall *c);
-/* The peer's supplementary groups (SO_PEERGROUPS, as of connect()); *ret is
- * to be freed. */
+/* The peer's supplementary groups (SO_PEERGROUPS, as of connect(), read
+ * once per connection); *ret is to be freed. */
 int varlink_call_get_peer_groups(VarlinkCall *c, gid_t **ret, size_t *ret_n);
+/* The peer's comm (/proc/PID/comm of the process that connected), read at
+ * the connection's first ask and kept: "" when it could not be read.
+ * Valid while c is. */
+const char *varlink_call_get_peer_comm(VarlinkCall *c);
 
 VarlinkCall *varlink_call_ref(VarlinkCall *c);
 VarlinkCall *varlink_call_unref(VarlinkCall *c);
