@@ -382,7 +382,8 @@ static int bus_error(sd_bus_error *e, const RequestAnswer *a)
 					 json_str(p, "reason"));
 	if (streq(a->error, OPS_ERROR_NAME_LIMIT))
 		return sd_bus_error_set(e, SD_BUS_ERROR_LIMITS_EXCEEDED,
-					"Too many calls of this user running");
+					"This user has too many calls running, or made too "
+					"many lately (mountd(8))");
 	if (streq(a->error, OPS_ERROR_NAME_NOT_SUPPORTED))
 		return sd_bus_error_setf(e, BUS_ERROR_NOT_SUPPORTED,
 					 "fsinfo attribute not available: %s",

@@ -83,6 +83,12 @@ check "... and nothing was mounted in the target namespace" \
 check "... nor in pid 1's" diff -u "$work/mountinfo-1.before" /proc/1/mountinfo
 limited=$((limited + 1))
 
+# The D-Bus front end counts against the same rate.
+bus_list() { as_user busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager List 'a{sv}' 0 2>&1 || true; }
+check_output "uid $U over D-Bus while over its rate: refused, the user's limit" \
+	'made too many lately' bus_list
+limited=$((limited + 1))
+
 # Meanwhile another user's change goes through, and is recorded.
 check_output "uid $U2's Create meanwhile: made" '"mountId"' \
 	setpriv --reuid=$U2 --regid=$U2 --clear-groups \
