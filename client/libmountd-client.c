@@ -576,7 +576,7 @@ char *mountd_reply_error_string(const MountdReply *r)
 		put_errno(f, p);
 		put_messages(f, p);
 	} else if (streq(e, MOUNTD_INTERFACE ".LimitExceeded")) {
-		fputs("too many calls of this user are running; try again when they are done", f);
+		fputs("this user has too many calls running, or has made too many lately; try again shortly", f);
 	} else if (streq(e, MOUNTD_INTERFACE ".MessageTooLarge")) {
 		int64_t limit = 0;
 
