@@ -381,7 +381,7 @@ static void job_free(Job *j)
 /* Answer a job and forget it; the caller's next one may start. */
 static void job_finish(Job *j, int r, ExecReply *reply)
 {
-	ExecReply empty = {.nsfs = -EBADF};
+	ExecReply empty = {.owner_pidfd = -EBADF, .nsfs = -EBADF};
 
 	j->done(r, reply ?: &empty, j->userdata);
 	exec_reply_done(&empty);
@@ -499,11 +499,11 @@ static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 
 /* Polled, not taken from the owner's event source: that event may still
  * wait in the same loop iteration as the answer. */
-static bool owner_exited(int owner_pidfd)
+bool exec_reply_owner_gone(const ExecReply *r)
 {
-	struct pollfd p = {.fd = owner_pidfd, .events = POLLIN};
+	struct pollfd p = {.fd = r->owner_pidfd, .events = POLLIN};
 
-	return owner_pidfd >= 0 && poll(&p, 1, 0) > 0;
+	return r->owner_pidfd >= 0 && poll(&p, 1, 0) > 0;
 }
 
 static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -529,7 +529,7 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 		return 0;
 	}
 	reply.json = TAKE_PTR(text);
-	reply.owner_gone = owner_exited(w->job->owner_pidfd);
+	reply.owner_pidfd = w->job->owner_pidfd;
 	reply.nsfs = w->job->nsfs;
 	(void)sd_event_now(w->x->event, CLOCK_MONOTONIC, &w->idle_since);
 	if (!w->group)

@@ -49,15 +49,18 @@ typedef struct ExecReply {
 	char *json;
 	int *fds;
 	size_t n_fds;
-	/* Filled by the executor for the done callback, not by a handler: the
-	 * process that named the namespace had exited when the answer came
-	 * (only for a job submitted with its pidfd), and the namespace, as
-	 * an nsfs fd borrowed for the callback. */
-	bool owner_gone;
+	/* Filled by the executor for the done callback, not by a handler,
+	 * both borrowed for the callback: the process that named the
+	 * namespace (-EBADF: the job was submitted without one), and the
+	 * namespace as an nsfs fd. */
+	int owner_pidfd;
 	int nsfs;
 } ExecReply;
 
 void exec_reply_done(ExecReply *r);
+/* In the done callback: has the process that named the namespace exited?
+ * Polled now, only by a callback that asks (a read does not care). */
+bool exec_reply_owner_gone(const ExecReply *r);
 
 /* In a worker, inside the key's namespace: answer one request.  The
  * handler may close fds it is done with (setting them to -EBADF); the

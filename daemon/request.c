@@ -232,7 +232,7 @@ static bool job_namespace_gone(const Job *j, const ExecReply *reply)
 	struct stat st;
 	int fd;
 
-	if (!reply->owner_gone || policy_method_reads(j->call.method->name) ||
+	if (policy_method_reads(j->call.method->name) || !exec_reply_owner_gone(reply) ||
 	    fstat(reply->nsfs, &st) < 0)
 		return false;
 	/* The worker that served it is in it still: it does not count. */
