@@ -434,9 +434,8 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	key = (ExecKey){.mntns_id = target->id, .uid = caller->id.uid};
 	/* Its workers end with the process that named the namespace, so as
 	 * not to keep it alive; mountd's own namespace lives as long as
-	 * mountd, whoever named it. */
-	/* The pin's fds go to the job (fds[] names the nsfs too: the job
-	 * keeps it open until it is sent). */
+	 * mountd, whoever named it.  The pin's fds go to the job (fds[]
+	 * names the nsfs too: the job keeps it open until it is sent). */
 	r = executor_submit(executor, &key, &target->nsfs,
 			    target->id == own_ns_id ? NULL : &target->pidfd, text, fds, n,
 			    REQUEST_TIMEOUT_USEC, job_done, j);
