@@ -289,6 +289,27 @@ static json_object *parameters_as_text(char **text)
 	return o;
 }
 
+/* The steps of a worker's successful reply into log: the caller's trace
+ * of what was done when the answer turns into a failure. */
+static void log_reply_steps(const char *reply_json, MntLog *log)
+{
+	_cleanup_json_ json_object *reply = reply_json ? json_tokener_parse(reply_json) : NULL;
+	json_object *steps;
+
+	if (!json_object_object_get_ex(reply, "parameters", &steps) ||
+	    !json_object_object_get_ex(steps, "steps", &steps) ||
+	    !json_object_is_type(steps, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(steps); i++) {
+		json_object *step = json_object_array_get_idx(steps, i), *name, *usec;
+
+		if (json_object_object_get_ex(step, "step", &name) &&
+		    json_object_object_get_ex(step, "usec", &usec))
+			(void)mnt_log_step(log, json_object_get_string(name),
+					   (uint64_t)json_object_get_int64(usec));
+	}
+}
+
 static void job_done(int r, ExecReply *reply, void *userdata)
 {
 	Job *j = userdata;
@@ -300,6 +321,8 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 		_cleanup_(mnt_log_done) MntLog log = {};
 		OpsInfoRequest info = {};
 
+		/* What the worker did succeeded before the namespace went. */
+		log_reply_steps(reply->json, &log);
 		/* "e": the level the kernel's own errors have in the log. */
 		mnt_log_add(&log, "namespace", 'e',
 			    "the namespace's last process exited during the request; "

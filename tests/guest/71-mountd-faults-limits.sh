@@ -61,6 +61,8 @@ kill -CONT "$worker"
 check "namespace dies: the client gets its answer" wait_for 30 bash -c "! kill -0 $client"
 check_output "namespace dies: MountFailed at step namespace, ESRCH, not a success" \
 	'MountFailed.*("step": "namespace".*"errnoName": "ESRCH"|"errnoName": "ESRCH".*"step": "namespace")' tr -d '\n' <"$work/dying.out"
+check_output "namespace dies: its steps are the worker's, up to the mount placed" \
+	'"steps": \[.*"step": "fsmount".*"step": "move_mount"' tr -d '\n' <"$work/dying.out"
 echo "# namespace dies: the answer: $(head -c 400 "$work/dying.out")"
 no_dead_ns() {
 	local cg p
