@@ -25,6 +25,11 @@ allow user=$U2 method=Create fstype=tmpfs namespace=any
 allow user=$U2 method=Unmount,Info,List,Watch namespace=any
 POLICY
 mkdir -m 1777 -p $dir
+# A rate (daemon/ratelimit.c) the flood goes past and uid $U1's 864
+# requests (warm-up and load) stay under, refilled fast enough (5 a
+# second) for the flood's refused Unmounts, which load-bench asks again, to
+# get through.
+export MOUNTD_RATE_LIMIT_BURST=900 MOUNTD_RATE_LIMIT_INTERVAL_SEC=180
 check "mountd starts" start_mountd
 chmod 0666 $SOCK
 ns=$(new_mntns)
@@ -65,11 +70,12 @@ check_output "uid $U1: all 800 requests answered, no error" \
 	"^group=1 uid=$U1 clients=8 flood=0 requests=800 ok=800 limit=0 other=0 transport=0 finished=8\$" \
 	cat "$work/load.out"
 # What a client may get beyond its answers: LimitExceeded, and only where
-# the per-uid limits (8 running, 64 waiting; mountd(8)) can apply: to the
-# flood's uid.  (A varlink connection has one call running at a time, so 16
-# connections stay under them too: the flood meets none here.)
-check_output "uid $U2 (flood): every error is LimitExceeded, all 16 clients ended" \
-	"^group=2 uid=$U2 clients=16 flood=1 requests=[0-9]+ ok=[0-9]+ limit=[0-9]+ other=0 transport=0 finished=16\$" \
+# the per-uid limits (8 running, 64 waiting, the rate; mountd(8)) can
+# apply: to the flood's uid, which goes past its rate here.  (A varlink
+# connection has one call running at a time, so 16 connections stay under
+# the others.)
+check_output "uid $U2 (flood): went past its rate, every error is LimitExceeded, all 16 clients ended" \
+	"^group=2 uid=$U2 clients=16 flood=1 requests=[0-9]+ ok=[0-9]+ limit=[1-9][0-9]* other=0 transport=0 finished=16\$" \
 	cat "$work/load.out"
 check "uid $U2 (flood): answered + LimitExceeded = requests made" \
 	test $(($(val 2 ok) + $(val 2 limit))) = "$(val 2 requests)"
