@@ -157,9 +157,8 @@ struct Connection {
 	bool busy; /* on_conn_defer()'s work is running (conn_process()) */
 	/* The peer's supplementary groups and comm, read at the first call
 	 * that asks (both are the connecting process's, fixed since). */
-	gid_t *peer_groups;
+	gid_t *peer_groups; /* NULL: not read yet */
 	size_t n_peer_groups;
-	bool peer_groups_read;
 	char peer_comm[16];
 	bool peer_comm_read;
 	bool read_eof; /* client shut down its sending side */
@@ -1060,7 +1059,6 @@ static int conn_read_peer_groups(Connection *conn)
 	}
 	conn->peer_groups = groups;
 	conn->n_peer_groups = len / sizeof(gid_t);
-	conn->peer_groups_read = true;
 	return 0;
 }
 
@@ -1072,7 +1070,7 @@ int varlink_call_get_peer_groups(VarlinkCall *c, gid_t **ret, size_t *ret_n)
 	if (!c || !ret || !ret_n)
 		return -EINVAL;
 	conn = c->conn;
-	if (!conn->peer_groups_read) {
+	if (!conn->peer_groups) {
 		r = conn_read_peer_groups(conn);
 		if (r < 0)
 			return r;
