@@ -173,8 +173,53 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 	return -ENXIO;
 }
 
-/* The filesystem type of offset..offset+size of the image. */
-static int probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret)
+/* What libblkid sees at offset..offset+size with every prober, for the
+ * error of a probe that found no one filesystem there: a caller who
+ * handed a LUKS or swap image, or one with two filesystems' signatures,
+ * learns which.  Each signature in turn (blkid_do_probe(), not safeprobe:
+ * how libblkid reports an ambivalent result differs between versions).
+ * Off the fast path. */
+static void probe_explain(int reader, uint64_t offset, uint64_t size, MntLog *log)
+{
+	_cleanup_blkid_ blkid_probe pr = NULL;
+	char found[256] = "", text[MNT_STEP_MAX + sizeof(found)];
+	const char *type, *usage;
+	size_t n = 0, n_fs = 0;
+
+	if (probe_fd(reader, offset, size, &pr) < 0)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	while (n < 4 && blkid_do_probe(pr) == 0) {
+		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 || !type)
+			continue;
+		if (blkid_probe_lookup_value(pr, "USAGE", &usage, NULL) == 0 && usage &&
+		    streq(usage, "filesystem"))
+			n_fs++;
+		size_t len = strlen(found);
+		snprintf(found + len, sizeof(found) - len, "%s%s", n ? ", " : "", type);
+		n++;
+	}
+	if (n == 0)
+		snprintf(text, sizeof(text), "no filesystem signature found");
+	else if (n_fs > 1)
+		snprintf(text, sizeof(text), "more than one filesystem signature (%s): give fsType",
+			 found);
+	else if (n_fs == 0)
+		snprintf(text, sizeof(text), "%s: not a filesystem", found);
+	else
+		snprintf(text, sizeof(text), "%s: the probe failed", found);
+	mnt_log_add(log, "probe", 'e', text);
+}
+
+/* The filesystem type of offset..offset+size of the image.  Only
+ * filesystems are looked for: what else libblkid knows (RAID members,
+ * LUKS, swap, journals, caches) is no type to hand fsopen(), which would
+ * only try to load a module of that name.  It is also most of the probe:
+ * 44 reads of 283 KiB against 18 of 18 KiB for an ext4 partition, and
+ * this libblkid maps and protects a buffer per read (a 4x shorter probe
+ * under TCG). */
+static int probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret, MntLog *log)
 {
 	_cleanup_blkid_ blkid_probe pr = NULL;
 	const char *type = NULL;
@@ -185,9 +230,13 @@ static int probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret)
 		return r;
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	if (blkid_do_safeprobe(pr) != 0 || blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 ||
-	    !type)
+	if (blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_ONLYIN, BLKID_USAGE_FILESYSTEM) < 0)
+		return -ENOMEM;
+	r = blkid_do_safeprobe(pr);
+	if (r != 0 || blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 || !type) {
+		probe_explain(reader, offset, size, log);
 		return -EMEDIUMTYPE;
+	}
 	*ret = strdup(type);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -234,7 +283,7 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 	if (ret_fstype) {
 		/* The same bytes as the loop device's, from the file. */
 		start = mnt_step_start();
-		r = probe_fstype(reader, offset, size, ret_fstype);
+		r = probe_fstype(reader, offset, size, ret_fstype, log);
 		if (mnt_log_result(log, "probe", start, r) < 0)
 			return r;
 	}

@@ -95,6 +95,49 @@ check "an image fd that is not an image fails at the filesystem" bash -c "
 	! $V --fd /etc/hostname io.mountd.Mount.Create '{\"image\":{\"fd\":0}}' >$work/pc &&
 	jtest $work/pc 'p[\"step\"] in (\"probe\", \"loop:configure\")'"
 
+# A swap area is something libblkid knows, but no filesystem: the probe
+# says so, and no type of its naming goes to fsopen() (which would try to
+# load a module "fs-swap").  Nothing is set up and the target is untouched.
+truncate -s 16M "$work/swap.img"
+mkswap -q "$work/swap.img" >/dev/null
+check_output "libblkid itself names the swap image swap" "^swap$" blkid -o value -s TYPE "$work/swap.img"
+inns cat /proc/self/mountinfo >"$work/mi-before"
+check "a swap image fails at the probe with EMEDIUMTYPE" bash -c "
+	! $V --fd $work/swap.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0},\"placement\":{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/swap\",\"create\":\"directory\"}}' >$work/ps &&
+	jtest $work/ps 'p[\"step\"] == \"probe\" and p[\"errnoName\"] == \"EMEDIUMTYPE\"'"
+check "the error says what the image holds instead" \
+	jtest "$work/ps" 'any(m["step"] == "probe" and m["text"] == "swap: not a filesystem" for m in p["messages"])'
+check "its steps hold no fsopen" bash -c "! grep -q fsopen $work/ps"
+check "no loop device is left on the swap image" bash -c "sleep 0.5; ! losetup -j $work/swap.img | grep -q ."
+inns cat /proc/self/mountinfo >"$work/mi-after"
+check "the target's mount table is as it was" cmp "$work/mi-before" "$work/mi-after"
+check "no mount point was created for it" inns test ! -e /mnt/swap
+
+# Two filesystems' signatures: ext4's superblock and, in the first sector
+# ext4 leaves alone, a FAT16 boot sector (as a disk reformatted without
+# wiping looks).  Which one is meant is the caller's to say, not a guess.
+truncate -s 32M "$work/amb.img"
+mkfs.ext4 -q "$work/amb.img"
+python3 - "$work/amb.img" <<'PY'
+import struct, sys
+bs = bytearray(512)
+bs[0:11] = b"\xeb\x3c\x90MSDOS5.0"
+struct.pack_into("<HBHBHHBHHHII", bs, 11, 512, 4, 1, 2, 512, 0, 0xF8, 32, 32, 64, 0, 65536)
+struct.pack_into("<BBBI11s8s", bs, 36, 0x80, 0, 0x29, 0x12345678, b"NO NAME    ", b"FAT16   ")
+bs[510:512] = b"\x55\xaa"
+with open(sys.argv[1], "r+b") as f:
+    f.write(bs)
+PY
+check "wipefs sees both signatures" bash -c "wipefs -n $work/amb.img | grep -q ext4 && wipefs -n $work/amb.img | grep -q vfat"
+check "an image with two filesystems' signatures fails at the probe" bash -c "
+	! $V --fd $work/amb.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0}}' >$work/pm &&
+	jtest $work/pm 'p[\"step\"] == \"probe\" and p[\"errnoName\"] == \"EMEDIUMTYPE\"'"
+check "the error says there are two and to name the type" \
+	jtest "$work/pm" 'any(m["text"] == "more than one filesystem signature (vfat, ext4): give fsType" for m in p["messages"])'
+check "with fsType ext4 named, the same image mounts" \
+	call amb Create '{"image":{"fd":0},"fsType":"ext4","parameters":[{"key":"ro","type":"flag"}],"placement":{"namespace":{"pid":'"$ns"'},"path":"/mnt/amb","create":"directory"}}' --fd "$work/amb.img:r"
+call ambu Unmount '{"namespace":{"pid":'"$ns"'},"path":"/mnt/amb"}'
+
 stop_mountd
 kill "$ns" 2>/dev/null
 rm -rf "$work"
