@@ -100,57 +100,49 @@ static int record_write_as_mountd(const char *name, const Record *r)
 	return k;
 }
 
+struct record_before {
+	Record *record;
+	Leftover *leftover;
+};
+
+/* Write the record of what is about to be made, in the namespace this
+ * worker is in now: the one it will create in. */
+static int record_before_create(void *userdata)
+{
+	static unsigned counter;
+	struct record_before *b = userdata;
+	int proc = worker_host_dir(WORKER_HOST_PROC), r;
+	struct stat st;
+
+	if (fstatat(proc >= 0 ? proc : AT_FDCWD, proc >= 0 ? "self/ns/mnt" : "/proc/self/ns/mnt",
+		    &st, 0) < 0)
+		return negative_errno();
+	b->record->ns_dev = st.st_dev;
+	b->record->ns_ino = st.st_ino;
+	snprintf(b->leftover->name, sizeof(b->leftover->name), "%d-%u", (int)getpid(), counter++);
+	r = record_write_as_mountd(b->leftover->name, b->record);
+	if (r < 0)
+		*b->leftover = (Leftover){};
+	return r;
+}
+
 int leftover_resolve_create(int root_fd, const char *path, MntCreate create, const char *what,
 			    MntLog *log, MntCreated *ret_created, Leftover *ret)
 {
-	static unsigned counter;
-	int proc = worker_host_dir(WORKER_HOST_PROC);
 	Record r = {.type = (int)create, .path = (char *)path};
+	struct record_before b = {.record = &r, .leftover = ret};
+	/* Only a missing mount point gets a record: one that is there already
+	 * is not made (most Create requests of a runtime that asks for create
+	 * every time). */
+	const MntBeforeCreate before = {
+		.step = "record", .fn = record_before_create, .userdata = &b};
 	struct stat st;
-	int fd, k;
+	int fd;
 
 	*ret = (Leftover){};
-	if (create == MNT_CREATE_NONE)
-		return mnt_resolve_create_in_root(root_fd, path, create, what, log, ret_created);
-
-	/* Look first: a mount point that is there already is not made, and
-	 * needs no record (a file written and removed again for nothing, on
-	 * most Create requests of a runtime that asks for create every time).
-	 * Only a missing one goes on to the record and the creation. */
-	{
-		uint64_t start = mnt_step_start();
-		char step[64];
-
-		fd = mnt_resolve_create_in_root(root_fd, path, MNT_CREATE_NONE, what, NULL,
-						ret_created);
-		if (fd != -ENOENT) {
-			snprintf(step, sizeof(step), "resolve:%s", what);
-			return mnt_log_result(log, step, start, fd);
-		}
-	}
-
-	/* The namespace this worker is in now: the one it will create in. */
-	k = fstatat(proc >= 0 ? proc : AT_FDCWD, proc >= 0 ? "self/ns/mnt" : "/proc/self/ns/mnt",
-		    &st, 0) < 0
-		    ? negative_errno()
-		    : 0;
-	if (k >= 0) {
-		r.ns_dev = st.st_dev;
-		r.ns_ino = st.st_ino;
-		snprintf(ret->name, sizeof(ret->name), "%d-%u", (int)getpid(), counter++);
-		k = record_write_as_mountd(ret->name, &r);
-	}
-	if (k < 0) {
-		char step[64];
-
-		*ret = (Leftover){};
-		*ret_created = (MntCreated){.dir_fd = -EBADF};
-		snprintf(step, sizeof(step), "record:%s", what);
-		mnt_log_fail(log, step);
-		return k;
-	}
-
-	fd = mnt_resolve_create_in_root(root_fd, path, create, what, log, ret_created);
+	fd = mnt_resolve_create_in_root(root_fd, path, create, what,
+					create == MNT_CREATE_NONE ? NULL : &before, log,
+					ret_created);
 	if (fd < 0 || !ret_created->name) {
 		leftover_done(ret);
 		return fd;

@@ -536,7 +536,7 @@ void mnt_created_undo(MntCreated *c)
 }
 
 int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, const char *what,
-			       MntLog *log, MntCreated *ret_created)
+			       const MntBeforeCreate *before, MntLog *log, MntCreated *ret_created)
 {
 	_cleanup_free_ char *parent = NULL, *name = NULL, *step = NULL;
 	_cleanup_close_ int dir_fd = -EBADF;
@@ -560,6 +560,16 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 	if (dir_fd < 0) {
 		mnt_log_fail(log, step);
 		return dir_fd;
+	}
+	if (before) {
+		r = before->fn(before->userdata);
+		if (r < 0) {
+			free(step);
+			if (asprintf(&step, "%s:%s", before->step, what) < 0)
+				return -ENOMEM;
+			mnt_log_fail(log, step);
+			return r;
+		}
 	}
 	/* name is a single component: mkdirat/openat cannot be redirected. */
 	if (create == MNT_CREATE_DIRECTORY)
@@ -601,7 +611,7 @@ int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, 
 int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const char *what,
 			MntLog *log)
 {
-	return mnt_resolve_create_in_root(root_fd, path, create, what, log, NULL);
+	return mnt_resolve_create_in_root(root_fd, path, create, what, NULL, log, NULL);
 }
 
 int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log)

@@ -167,8 +167,18 @@ typedef struct MntCreated {
 	MntCreate type;
 } MntCreated;
 
+/* What to do once the last component is known to be missing, just before
+ * it is made: a negative errno from fn fails the resolution at step
+ * "<step>:<what>" and nothing is made. */
+typedef struct MntBeforeCreate {
+	const char *step;
+	int (*fn)(void *userdata);
+	void *userdata;
+} MntBeforeCreate;
+
+/* before: NULL, or called only when something is about to be made. */
 int mnt_resolve_create_in_root(int root_fd, const char *path, MntCreate create, const char *what,
-			       MntLog *log, MntCreated *ret_created);
+			       const MntBeforeCreate *before, MntLog *log, MntCreated *ret_created);
 void mnt_created_undo(MntCreated *c);
 void mnt_created_done(MntCreated *c);
 
