@@ -43,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench-raw.h"
 #include "bench-stats.h"
 #include "mount-bench.h"
 #include "syscall-nr.h"
@@ -101,17 +102,10 @@ void bench_call(MountdClient *c, const char *method, const char *json, const int
 /* A 1 MiB tmpfs at path, with the new mount API and nothing else. */
 static void tmpfs_at(const char *path)
 {
-	int fs = syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC), mnt;
+	const char *what;
 
-	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "1m", 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		bench_die("fsopen/fsconfig");
-	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0);
-	if (mnt < 0 ||
-	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		bench_die("fsmount/move_mount");
-	close(mnt);
-	close(fs);
+	if (bench_tmpfs_at(path, &what) < 0)
+		bench_die(what);
 }
 
 /* ------------------------------------------------------------ tmpfs */

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench-raw.h"
 #include "bench-stats.h"
 #include "libmountd-client.h"
 #include "syscall-nr.h"
@@ -56,17 +57,10 @@ _Noreturn static void die(const char *what)
 
 static void raw_sequence(void)
 {
-	int fs = syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC), mnt;
+	const char *what;
 
-	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "1m", 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		die("fsopen/fsconfig");
-	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0);
-	if (mnt < 0 ||
-	    syscall(__NR_move_mount, mnt, "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		die("fsmount/move_mount");
-	close(mnt);
-	close(fs);
+	if (bench_tmpfs_at(dir, &what) < 0)
+		die(what);
 	if (syscall(__NR_umount2, dir, 0) < 0)
 		die("umount2");
 }
