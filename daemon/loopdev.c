@@ -182,7 +182,7 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 static void probe_explain(int reader, uint64_t offset, uint64_t size, MntLog *log)
 {
 	_cleanup_blkid_ blkid_probe pr = NULL;
-	char found[256] = "", text[MNT_STEP_MAX + sizeof(found)];
+	char found[256] = "", text[sizeof(found) + 64];
 	const char *type, *usage;
 	size_t n = 0, n_fs = 0;
 
