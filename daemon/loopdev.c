@@ -246,6 +246,7 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 {
 	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
 	_cleanup_close_ int reader = -EBADF;
+	_cleanup_free_ char *fstype = NULL;
 	bool want_part = partition > 0 || partition_type;
 	uint64_t start = mnt_step_start(), offset = 0, size = 0;
 	int flags, nr = -1, r;
@@ -274,19 +275,26 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 			return r;
 		start = mnt_step_start();
 	}
+	if (ret_fstype) {
+		/* The bytes the loop device will show, from the file, before
+		 * there is a device: what is no filesystem is refused without
+		 * one, and the mount follows LOOP_CONFIGURE at once, as
+		 * mount(8)'s does, rather than after udev has started its own
+		 * probe of the new device and queued its reads ahead of the
+		 * filesystem's. */
+		r = probe_fstype(reader, offset, size, &fstype, log);
+		if (mnt_log_result(log, "probe", start, r) < 0)
+			return r;
+		start = mnt_step_start();
+	}
 	r = configure(image_fd, (flags & O_ACCMODE) == O_RDONLY, offset, size, &d.fd, &nr);
 	if (mnt_log_result(log, "loop:configure", start, r) < 0)
 		return r;
 	test_stop_at("loop");
 	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
 		return -ENOMEM;
-	if (ret_fstype) {
-		/* The same bytes as the loop device's, from the file. */
-		start = mnt_step_start();
-		r = probe_fstype(reader, offset, size, ret_fstype, log);
-		if (mnt_log_result(log, "probe", start, r) < 0)
-			return r;
-	}
+	if (ret_fstype)
+		*ret_fstype = TAKE_PTR(fstype);
 	*ret = d;
 	d = LOOPDEV_NULL;
 	return 0;

@@ -31,6 +31,7 @@ static inline void loopdev_donep(LoopDev *d)
 
 bool loopdev_uuid_valid(const char *s);
 /* partition 0 and type NULL: the whole image.  With ret_fstype, the
- * filesystem type there is probed too (the "probe" step). */
+ * filesystem type there is probed too, from the image before the loop
+ * device is made (the "probe" step). */
 int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
 		   char **ret_fstype, MntLog *log);
