@@ -173,6 +173,24 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 	return -ENXIO;
 }
 
+/* The type of partition table at offset..offset+size into ret ("gpt",
+ * "dos", ...), or false when there is none. */
+static bool partition_table(int reader, uint64_t offset, uint64_t size, char *ret, size_t n)
+{
+	_cleanup_blkid_ blkid_probe pr = NULL;
+	const char *type = NULL;
+
+	if (probe_fd(reader, offset, size, &pr) < 0)
+		return false;
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	if (blkid_do_safeprobe(pr) != 0 ||
+	    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) != 0 || !type)
+		return false;
+	snprintf(ret, n, "%s", type);
+	return true;
+}
+
 /* What libblkid sees at offset..offset+size with every prober, for the
  * error of a probe that found no one filesystem there: a caller who
  * handed a LUKS or swap image, or one with two filesystems' signatures,
@@ -182,7 +200,7 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 static void probe_explain(int reader, uint64_t offset, uint64_t size, MntLog *log)
 {
 	_cleanup_blkid_ blkid_probe pr = NULL;
-	char found[256] = "", text[sizeof(found) + 64];
+	char found[256] = "", table[32], text[sizeof(found) + 128];
 	const char *type, *usage;
 	size_t n = 0, n_fs = 0;
 
@@ -200,7 +218,12 @@ static void probe_explain(int reader, uint64_t offset, uint64_t size, MntLog *lo
 		snprintf(found + len, sizeof(found) - len, "%s%s", n ? ", " : "", type);
 		n++;
 	}
-	if (n == 0)
+	if (n == 0 && partition_table(reader, offset, size, table, sizeof(table)))
+		snprintf(text, sizeof(text),
+			 "no filesystem signature, but a %s partition table: name a partition "
+			 "(partition or partitionType)",
+			 table);
+	else if (n == 0)
 		snprintf(text, sizeof(text), "no filesystem signature found");
 	else if (n_fs > 1)
 		snprintf(text, sizeof(text), "more than one filesystem signature (%s): give fsType",

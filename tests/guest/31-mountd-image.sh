@@ -83,6 +83,12 @@ check "an absent GPT type fails at loop:partition and leaves no loop device" bas
 	! $V --fd $work/disk.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partitionType\":\"4f68bce3-e8cd-4db1-96e7-fbcaf984b709\"}}' >$work/pa &&
 	jtest $work/pa 'p[\"step\"] == \"loop:partition\"' &&
 	sleep 0.5 && ! losetup -j $work/disk.img | grep -q ."
+check "the whole partitioned disk fails at the probe, no loop device made" bash -c "
+	! $V --fd $work/disk.img:r io.mountd.Mount.Create '{\"image\":{\"fd\":0}}' >$work/pw &&
+	jtest $work/pw 'p[\"step\"] == \"probe\" and not any(s[\"step\"] == \"loop:configure\" for s in p[\"steps\"])' &&
+	sleep 0.5 && ! losetup -j $work/disk.img | grep -q ."
+check "  ... and the error says to name a partition of its GPT" \
+	jtest "$work/pw" 'any(m["text"] == "no filesystem signature, but a gpt partition table: name a partition (partition or partitionType)" for m in p["messages"])'
 check "a missing partition number fails and leaves no loop device" bash -c "
 	! $V --fd $work/disk.img:rw io.mountd.Mount.Create '{\"image\":{\"fd\":0,\"partition\":7}}' >$work/pb &&
 	jtest $work/pb 'p[\"step\"] == \"loop:partition\"' &&
