@@ -206,26 +206,42 @@ static int setup_rate_limit(Daemon *d)
  * and parsed, into several times its size: at the default limit one
  * caller's message could take what the rest of mountd needs, and the
  * kernel's OOM killer would then take mountd with every request in flight.
- * A 32nd of the cgroup's memory.max, never more than the default; an
- * unlimited or unreadable one changes nothing. */
+ * A 32nd of the lowest memory.max on the way from mountd's cgroup up to
+ * the root (a slice's limit binds its services as much as their own),
+ * never more than the default; unlimited or unreadable ones change
+ * nothing. */
 static void limit_messages_to_memory(VarlinkServer *s)
 {
-	_cleanup_fclose_ FILE *cg = fopen("/proc/self/cgroup", "re"), *f = NULL;
-	char line[512], path[600];
-	unsigned long long max;
+	_cleanup_fclose_ FILE *cg = fopen("/proc/self/cgroup", "re");
+	char line[512], where[512] = "", path[600];
+	unsigned long long lowest = ULLONG_MAX, max;
 
 	if (!cg || !fgets(line, sizeof(line), cg) || !startswith(line, "0::"))
 		return;
 	line[strcspn(line, "\n")] = 0;
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", line + 3);
-	f = fopen(path, "re");
-	if (!f || fscanf(f, "%llu", &max) != 1) /* "max": no limit */
+	for (char *cgroup = line + 3; cgroup[0] == '/' && cgroup[1];) {
+		_cleanup_fclose_ FILE *f = NULL;
+		char *up;
+
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", cgroup);
+		f = fopen(path, "re");
+		/* "max": no limit here */
+		if (f && fscanf(f, "%llu", &max) == 1 && max < lowest) {
+			lowest = max;
+			snprintf(where, sizeof(where), "%s", cgroup);
+		}
+		up = strrchr(cgroup, '/');
+		if (up == cgroup)
+			break;
+		*up = 0;
+	}
+	if (lowest == ULLONG_MAX)
 		return;
-	max = MAX(max / 32, 64ULL * 1024);
+	max = MAX(lowest / 32, 64ULL * 1024);
 	if (max >= VARLINK_DEFAULT_MAX_MESSAGE_SIZE)
 		return;
 	varlink_server_set_max_message_size(s, (size_t)max);
-	fprintf(stderr, "<6>mountd: memory.max %s: messages up to %llu bytes\n", line + 3, max);
+	fprintf(stderr, "<6>mountd: memory.max %s: messages up to %llu bytes\n", where, max);
 }
 
 static int setup_idle_exit(Daemon *d)

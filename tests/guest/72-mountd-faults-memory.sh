@@ -46,8 +46,24 @@ check_output "mountd is the same process" "^$pid$" main_pid
 check_fails "no OOM kill" bash -c "journalctl -b -u mountd.service -o cat | grep -q oom-kill"
 as_before "MemoryMax=8M"
 
+# A slice's limit binds the services in it as much as their own: mountd in
+# a slice with MemoryMax=8M, and no limit of its own, reads the same at most.
+printf '[Slice]\nMemoryMax=8M\nMemorySwapMax=0\n' >/run/systemd/system/mountdtest.slice
+fresh_units
+dropin "Slice=mountdtest.slice"
+check "in a slice with MemoryMax=8M: mountd serves" bind_unmount
+check_output "  ... its own cgroup has no limit" "^max$" \
+	cat /sys/fs/cgroup/mountdtest.slice/mountd.service/memory.max
+check_output "  ... it takes the slice's" "memory.max /mountdtest.slice: messages up to 262144 bytes" \
+	journalctl -b -u mountd.service -o cat _PID="$(main_pid)"
+check_output "  ... a 12 MB request: MessageTooLarge with the limit" \
+	'"error": ?"io.mountd.Mount.MessageTooLarge".*"limit": ?262144' python3 "$work/big.py"
+check_fails "  ... no OOM kill" bash -c "journalctl -b -u mountd.service -o cat | grep -q oom-kill"
+
 kill $ns
 no_keep_workers
 fresh_units
+rm -f /run/systemd/system/mountdtest.slice
+systemctl daemon-reload
 rm -rf "$work"
 done_testing
