@@ -219,21 +219,25 @@ static void limit_messages_to_memory(VarlinkServer *s)
 	if (!cg || !fgets(line, sizeof(line), cg) || !startswith(line, "0::"))
 		return;
 	line[strcspn(line, "\n")] = 0;
-	for (char *cgroup = line + 3; cgroup[0] == '/' && cgroup[1];) {
+	/* "/" too: in a cgroup namespace (mountd's own container) the root
+	 * is the container's cgroup, and has its limit; the real root has
+	 * no memory.max. */
+	for (char *cgroup = line + 3; cgroup[0] == '/';) {
 		_cleanup_fclose_ FILE *f = NULL;
 		char *up;
 
-		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", cgroup);
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
+			 cgroup[1] ? cgroup : "");
 		f = fopen(path, "re");
 		/* "max": no limit here */
 		if (f && fscanf(f, "%llu", &max) == 1 && max < lowest) {
 			lowest = max;
 			snprintf(where, sizeof(where), "%s", cgroup);
 		}
-		up = strrchr(cgroup, '/');
-		if (up == cgroup)
+		if (!cgroup[1])
 			break;
-		*up = 0;
+		up = strrchr(cgroup, '/');
+		up[up == cgroup ? 1 : 0] = 0;
 	}
 	if (lowest == ULLONG_MAX)
 		return;
