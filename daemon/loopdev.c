@@ -135,6 +135,26 @@ static int configure(int image_fd, bool read_only, uint64_t offset, uint64_t siz
 	return -EBUSY;
 }
 
+/* The partition table at offset..offset+size (0: to the end), probed:
+ * the table only, no filesystem probing of the whole disk.  -ENXIO when
+ * there is none. */
+static int probe_table(int reader, uint64_t offset, uint64_t size, blkid_probe *ret)
+{
+	_cleanup_blkid_ blkid_probe pr = NULL;
+	int r;
+
+	r = probe_fd(reader, offset, size, &pr);
+	if (r < 0)
+		return r;
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	if (blkid_do_safeprobe(pr) != 0)
+		return -ENXIO;
+	*ret = TAKE_PTR(pr);
+	return 0;
+}
+
 /* Where partition number `partition`, or the one of GPT type `type`, lies
  * in the image: bytes from its start, and its length. */
 static int find_partition(int reader, uint32_t partition, const char *type, uint64_t *ret_offset,
@@ -144,14 +164,11 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 	blkid_partlist pl;
 	int n, r;
 
-	r = probe_fd(reader, 0, 0, &pr);
+	r = probe_table(reader, 0, 0, &pr);
 	if (r < 0)
 		return r;
-	/* The table only: no filesystem probing of the whole disk. */
-	blkid_probe_enable_superblocks(pr, 0);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	if (blkid_do_safeprobe(pr) != 0 || !(pl = blkid_probe_get_partitions(pr)))
+	pl = blkid_probe_get_partitions(pr);
+	if (!pl)
 		return -ENXIO;
 	n = blkid_partlist_numof_partitions(pl);
 	for (int i = 0; i < n; i++) {
@@ -180,11 +197,7 @@ static bool partition_table(int reader, uint64_t offset, uint64_t size, char *re
 	_cleanup_blkid_ blkid_probe pr = NULL;
 	const char *type = NULL;
 
-	if (probe_fd(reader, offset, size, &pr) < 0)
-		return false;
-	blkid_probe_enable_superblocks(pr, 0);
-	blkid_probe_enable_partitions(pr, 1);
-	if (blkid_do_safeprobe(pr) != 0 ||
+	if (probe_table(reader, offset, size, &pr) < 0 ||
 	    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) != 0 || !type)
 		return false;
 	snprintf(ret, n, "%s", type);
