@@ -15,6 +15,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "nonblocking.h"
 #include "ops-internal.h"
 #include "util.h"
 
@@ -460,6 +461,26 @@ static int resolve_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	return 0;
 }
 
+/* fsinfo() of fd, or what the fallbacks know; "step" names the one that
+ * failed. */
+static int info_of(int fd, const OpsInfoRequest *r, int attr, OpsInfoResult *ret,
+		   const char **ret_step)
+{
+	int k;
+
+	*ret_step = "fsinfo";
+	k = ops_info_fsinfo(fd, r, attr, ret);
+	if (k == -ENOSYS && !r->no_fallback) {
+		*ret_step = "fallback";
+		k = info_fallback(fd, attr, r, ret);
+	}
+	if (k < 0) {
+		ops_info_result_done(ret);
+		ret->attribute = attribute_names[attr];
+	}
+	return k;
+}
+
 int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 {
 	_cleanup_close_ int ns_fd = -EBADF, fd = -EBADF;
@@ -488,20 +509,27 @@ int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 	}
 	fd = reply.fds[0];
 
-	step = "fsinfo";
-	k = ops_info_fsinfo(fd, r, attr, ret);
-	if (k == -ENOSYS && !r->no_fallback) {
-		step = "fallback";
-		k = info_fallback(fd, attr, r, ret);
-	}
-	if (k < 0) {
-		ops_info_result_done(ret);
-		/* ENOSYS/EOPNOTSUPP: not a failure of a step but "no answer",
-		 * reported as NotSupported by the front end. */
-		if (k != -ENOSYS && k != -EOPNOTSUPP)
-			mnt_log_fail(log, step);
-		ret->attribute = attribute_names[attr];
-		return k;
-	}
-	return 0;
+	k = info_of(fd, r, attr, ret, &step);
+	/* ENOSYS/EOPNOTSUPP: not a failure of a step but "no answer",
+	 * reported as NotSupported by the front end. */
+	if (k < 0 && k != -ENOSYS && k != -EOPNOTSUPP)
+		mnt_log_fail(log, step);
+	return k;
+}
+
+int ops_info_nonblocking(const OpsInfoRequest *r, int root_fd, uint64_t mnt_ns_id,
+			 OpsInfoResult *ret)
+{
+	_cleanup_close_ int fd = -EBADF;
+	const char *step;
+	int attr = ops_info_attribute_from_string(r->attribute);
+
+	*ret = (OpsInfoResult){};
+	if (attr < 0)
+		return -EAGAIN;
+	fd = nonblocking_resolve(root_fd, r->path);
+	if (fd < 0 || nonblocking_filesystem(fd, mnt_ns_id) < 0)
+		return -EAGAIN;
+	ret->attribute = attribute_names[attr];
+	return info_of(fd, r, attr, ret, &step) < 0 ? -EAGAIN : 0;
 }

@@ -581,6 +581,12 @@ static int info_execute(const void *req, OpsResult *res, MntLog *log)
 	return ops_info(req, &res->info, log);
 }
 
+static int info_execute_nonblocking(const void *req, int root_fd, uint64_t mnt_ns_id,
+				    OpsResult *res)
+{
+	return ops_info_nonblocking(req, root_fd, mnt_ns_id, &res->info);
+}
+
 static int list_execute(const void *req, OpsResult *res, MntLog *log)
 {
 	return ops_list(req, &res->list, log);
@@ -689,13 +695,15 @@ static const OpsBusArg path_args[] = {{"path", "s"}, {}};
 static const OpsBusArg move_args[] = {{"from", "s"}, {"to", "s"}, {}};
 static const OpsBusArg no_args[] = {{}};
 
-#define WORKER_METHOD(_name, _struct, _fields, _init, _done, _validate, _targets, _execute, \
-		      _result_done, _reply, _args)                                          \
-	{                                                                                   \
-		.name = (_name), .run = OPS_RUN_WORKER, .request_size = sizeof(_struct),    \
-		.fields = (_fields), .request_init = (_init), .request_done = (_done),      \
-		.validate = (_validate), .targets = (_targets), .execute = (_execute),      \
-		.result_done = (_result_done), .reply = (_reply), .bus_args = (_args),      \
+#define WORKER_METHOD_FIELDS(_name, _struct, _fields, _init, _done, _validate, _targets, _execute, \
+			     _result_done, _reply, _args)                                          \
+	.name = (_name), .run = OPS_RUN_WORKER, .request_size = sizeof(_struct),                   \
+	.fields = (_fields), .request_init = (_init), .request_done = (_done),                     \
+	.validate = (_validate), .targets = (_targets), .execute = (_execute),                     \
+	.result_done = (_result_done), .reply = (_reply), .bus_args = (_args)
+#define WORKER_METHOD(...)                        \
+	{                                         \
+		WORKER_METHOD_FIELDS(__VA_ARGS__) \
 	}
 
 /* List and Watch take a namespace and nothing else. */
@@ -724,9 +732,12 @@ const OpsMethod ops_methods[] = {
 	WORKER_METHOD("Unmount", OpsUnmountRequest, unmount_fields, unmount_init,
 		      ops_unmount_request_done_p, ops_unmount_validate_p, unmount_targets,
 		      unmount_execute, no_result_done, steps_reply, path_args),
-	WORKER_METHOD("Info", OpsInfoRequest, info_fields, info_init, ops_info_request_done_p,
-		      ops_info_validate_p, info_targets, info_execute, info_result_done, info_reply,
-		      path_args),
+	{
+		WORKER_METHOD_FIELDS("Info", OpsInfoRequest, info_fields, info_init,
+				     ops_info_request_done_p, ops_info_validate_p, info_targets,
+				     info_execute, info_result_done, info_reply, path_args),
+		.execute_nonblocking = info_execute_nonblocking,
+	},
 	{
 		.name = "List",
 		.run = OPS_RUN_WORKER,
@@ -1349,6 +1360,32 @@ static int caller_rights(json_object *msg, Rights *ret, gid_t **ret_groups)
 	/* Never root's rights by accident: the message names a non-root
 	 * caller or none. */
 	return ret->uid == 0 ? -EBADMSG : 0;
+}
+
+int ops_table_execute_nonblocking(const OpsMethod *m, const void *req, int root_fd,
+				  uint64_t mnt_ns_id, json_object **ret_parameters)
+{
+	_cleanup_(mnt_log_done) MntLog log = {};
+	OpsResult res = OPS_RESULT_NULL;
+	int r, fd = -EBADF;
+
+	*ret_parameters = NULL;
+	if (!m->execute_nonblocking)
+		return -EAGAIN;
+	r = m->execute_nonblocking(req, root_fd, mnt_ns_id, &res);
+	if (r >= 0) {
+		r = ops_reply_encode(m, &res, &log, ret_parameters, &fd);
+		/* No fds leave the loop this way: a result with one is a
+		 * worker's to send. */
+		if (r >= 0 && fd >= 0) {
+			json_object_put(*ret_parameters);
+			*ret_parameters = NULL;
+			r = -EAGAIN;
+		}
+	}
+	safe_close(fd);
+	m->result_done(&res);
+	return r;
 }
 
 int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_reply, int **ret_fds,

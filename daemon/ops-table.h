@@ -107,6 +107,11 @@ typedef struct OpsMethod {
 	void (*targets)(void *req, OpsTargets *ret);
 	/* OPS_RUN_WORKER: the operation itself. */
 	int (*execute)(const void *req, OpsResult *res, MntLog *log);
+	/* Optional: the operation answered in mountd's event loop for
+	 * mountd's own namespace, whose root is root_fd, when nothing can
+	 * make it wait (nonblocking.h); -EAGAIN: run execute in a worker. */
+	int (*execute_nonblocking)(const void *req, int root_fd, uint64_t mnt_ns_id,
+				   OpsResult *res);
 	void (*result_done)(OpsResult *res);
 	const OpsReplyField *reply;
 	/* D-Bus: positional arguments (then "a{sv} options", unless
@@ -186,3 +191,9 @@ int ops_restrict_unprivileged(const OpsMethod *m, void *req, const char **ret_re
 
 int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_reply, int **ret_fds,
 		      size_t *ret_n_fds);
+
+/* The loop's side of execute_nonblocking: the reply's parameters for req
+ * (decoded and authorized; the caller's rights entered), or -EAGAIN when
+ * a worker must run it. */
+int ops_table_execute_nonblocking(const OpsMethod *m, const void *req, int root_fd,
+				  uint64_t mnt_ns_id, json_object **ret_parameters);

@@ -12,11 +12,13 @@
 
 #include "audit.h"
 #include "executor.h"
+#include "nonblocking.h"
 #include "policy.h"
 #include "polkit.h"
 #include "ratelimit.h"
 #include "ops-internal.h"
 #include "request.h"
+#include "rights.h"
 #include "util.h"
 
 /* A change that is still running after this long is given up: its
@@ -24,7 +26,8 @@
 #define REQUEST_TIMEOUT_USEC (60ULL * 1000 * 1000)
 
 static Executor *executor;
-static uint64_t own_ns_id; /* mountd's own mount namespace */
+static uint64_t own_ns_id;	 /* mountd's own mount namespace */
+static int own_root_fd = -EBADF; /* its root, as a worker there sees it */
 static size_t n_pending;
 static void (*idle_cb)(void *);
 static void *idle_userdata;
@@ -593,11 +596,41 @@ static void request_freep(void **req, const OpsMethod *m)
 	}
 }
 
+/* In the loop, where nothing on the way can wait (nonblocking.h), with
+ * the caller's rights as a worker would look: no hop to a worker and
+ * back.  -EAGAIN: a worker's to run. */
+static int run_nonblocking(const RequestCall *c, const void *req)
+{
+	const Rights rights = {
+		.uid = c->caller.id.uid,
+		.gid = c->caller.id.gid,
+		.groups = c->caller.id.groups,
+		.n_groups = c->caller.id.n_groups,
+	};
+	RequestAnswer a = {};
+	int r;
+
+	if (rights_enter(&rights) < 0)
+		return -EAGAIN;
+	r = ops_table_execute_nonblocking(c->method, req, own_root_fd, own_ns_id, &a.parameters);
+	rights_leave();
+	if (r < 0)
+		return -EAGAIN;
+	answer(c, &a);
+	return 0;
+}
+
 /* Authorized: run it. */
 static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
 			 int trace_fd)
 {
-	int r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
+	int r;
+
+	/* A traced request's steps are a worker's to write. */
+	if (c->method->execute_nonblocking && target->id == own_ns_id && own_root_fd >= 0 &&
+	    trace_fd < 0 && run_nonblocking(c, req) == 0)
+		return;
+	r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
 
 	if (r < 0) {
 		_cleanup_(mnt_log_done) MntLog log = {};
@@ -777,6 +810,9 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 
 	if (fd < 0 || mnt_ns_id(fd, &own_ns_id) < 0)
 		own_ns_id = 0;
+	/* Without it, every request goes to a worker. */
+	if (own_ns_id != 0)
+		own_root_fd = nonblocking_namespace_root(fd);
 	/* Without polkit the policy file alone decides; without the deferred
 	 * journal record, records go out before the answer, as they did. */
 	(void)polkit_setup(event);
@@ -787,6 +823,7 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 void request_shutdown(void)
 {
 	executor = executor_free(executor);
+	own_root_fd = safe_close(own_root_fd);
 	polkit_shutdown();
 	audit_shutdown();
 }

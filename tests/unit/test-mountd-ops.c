@@ -24,6 +24,7 @@
 #include "ops.h"
 #include "util.h"
 #include "base64.h"
+#include "nonblocking.h"
 #include "ops-table.h"
 #include "rights.h"
 #include "worker.h"
@@ -480,6 +481,8 @@ static void test_worker(void)
 	}
 }
 
+static void test_nonblocking(void);
+
 static void test_mount_layer(void)
 {
 	_cleanup_close_ int fs = -EBADF, mnt = -EBADF;
@@ -547,6 +550,72 @@ static void test_mount_layer(void)
 	}
 	rmdir(dir);
 	mnt_log_done(&log);
+	test_nonblocking();
+}
+
+/* What the event loop may resolve and look at itself (nonblocking.c), in
+ * the private namespace test_mount_layer() made. */
+static void test_nonblocking(void)
+{
+	char dir[] = "/tmp/test-nonblocking-XXXXXX", path[256], opts[512];
+	_cleanup_close_ int root = -EBADF, ns = -EBADF, nsroot = -EBADF, fd = -EBADF;
+	uint64_t ns_id = 0;
+	struct stat a, b;
+
+	ok(mkdtemp(dir) != NULL, "nonblocking: a directory");
+	ok(mount("tmpfs", dir, "tmpfs", 0, "size=1m") == 0, "nonblocking: a tmpfs on it");
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	ok(symlink("sub", path) == 0, "nonblocking: a symlink");
+	for (const char *d = "lower\0upper\0work\0ov\0"; *d; d += strlen(d) + 1) {
+		snprintf(path, sizeof(path), "%s/%s", dir, d);
+		(void)mkdir(path, 0755);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work", dir,
+		 dir, dir);
+	snprintf(path, sizeof(path), "%s/ov", dir);
+	ok(mount("overlay", path, "overlay", 0, opts) == 0, "nonblocking: an overlay in it");
+	ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	ok(ns >= 0 && mnt_ns_id(ns, &ns_id) == 0, "nonblocking: the namespace's ID");
+
+	nsroot = nonblocking_namespace_root(ns);
+	ok(nsroot >= 0 && fstat(nsroot, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+		   a.st_ino == b.st_ino,
+	   "the namespace's root, from a child that joined it, is /");
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Walk everything once: the dentry cache has it all then. */
+	snprintf(path, sizeof(path), "%s/sub/.", dir);
+	(void)access(path, F_OK);
+	snprintf(path, sizeof(path), "%s/ov/.", dir);
+	(void)access(path, F_OK);
+
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	fd = nonblocking_resolve(root, path);
+	ok(fd >= 0 && fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino,
+	   "a cached path resolves in the loop");
+	ok(fd >= 0 && nonblocking_filesystem(fd, ns_id) == 0, "  tmpfs is a memory filesystem");
+	fd = safe_close(fd);
+	snprintf(path, sizeof(path), "%s/sub/./", dir);
+	fd = nonblocking_resolve(root, path);
+	ok(fd >= 0, "  \".\" and trailing slashes are fine");
+	fd = safe_close(fd);
+	snprintf(path, sizeof(path), "%s/sub/../sub", dir);
+	ok(nonblocking_resolve(root, path) == -EAGAIN, "\"..\" goes to a worker");
+	snprintf(path, sizeof(path), "%s/link", dir);
+	ok(nonblocking_resolve(root, path) == -EAGAIN, "a symlink goes to a worker");
+	ok(nonblocking_resolve(root, "/") == -EAGAIN && nonblocking_resolve(root, "/./") == -EAGAIN,
+	   "the root itself goes to a worker (no component below it)");
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	ok(nonblocking_resolve(root, path) < 0, "a missing name is no fd");
+	snprintf(path, sizeof(path), "%s/ov", dir);
+	fd = nonblocking_resolve(root, path);
+	ok(fd >= 0 && nonblocking_filesystem(fd, ns_id) == -EAGAIN,
+	   "an overlay is not answered in the loop (its statfs asks the upper layer)");
+	fd = safe_close(fd);
+	(void)umount2(path, MNT_DETACH);
+	(void)umount2(dir, MNT_DETACH);
+	(void)rmdir(dir);
 }
 
 /* What the read end of a trace pipe holds right now ("" when empty). */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * What mountd's event loop may look at itself, without a worker: a path in
+ * mountd's own mount namespace whose every step is in memory already, on a
+ * filesystem that has nothing to wait for.  The loop serves every caller,
+ * so it must never wait on a FUSE server, a network, or a device a caller
+ * can stall (a loop device over a file on FUSE); where any of that could
+ * happen these answer -EAGAIN and the request goes to a worker as before.
+ */
+
+#include <stdint.h>
+
+/* An O_PATH fd of the root of the mount namespace nsfs names, as a worker
+ * that setns()ed there sees it (mountd's own "/" may be a chroot inside
+ * it).  A child process joins the namespace and hands the fd back. */
+int nonblocking_namespace_root(int nsfs);
+
+/* path below root_fd (RESOLVE_IN_ROOT) from the dentry cache alone
+ * (RESOLVE_CACHED), as an O_PATH fd; -EAGAIN where a step would have to
+ * ask a filesystem, where the path names no component below the root, or
+ * where it has ".." or a symlink: such a walk can end by revalidating a
+ * dentry it jumped to, which a network filesystem does over the wire.
+ * Every other error is the walk's own (ENOENT, EACCES, ...). */
+int nonblocking_resolve(int root_fd, const char *path);
+
+/* 0 when the filesystem fd is on answers statfs() and fsinfo() from memory
+ * (tmpfs, proc, sysfs, cgroup, ...; nothing with a backing device, whose
+ * quota or free-space counts may be read through a device a caller can
+ * stall), -EAGAIN otherwise.  Asks the filesystem nothing: the mount ID
+ * comes from name_to_handle_at(), the type from statmount() in the mount
+ * namespace mnt_ns_id. */
+int nonblocking_filesystem(int fd, uint64_t mnt_ns_id);

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Info answered in mountd's event loop (daemon/nonblocking.c): a path in
+# mountd's own namespace, every step of it in the dentry cache, on a memory
+# filesystem, is answered without a worker.  Everything else goes to a
+# worker as before: a symlink, another namespace, a FUSE server that never
+# answers — which then stalls only the request that asked it, never the
+# loop.  A non-root caller's lookup in the loop is made with its rights.
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mountd-lib.sh"
+
+d=/run/info-loop
+rm -rf $d && mkdir -p $d/dir $d/fuse $d/secret && ln -s dir $d/link
+chmod 0700 $d/secret && echo root-only >$d/secret/file && chmod 0600 $d/secret/file
+# Every step in the dentry cache, as for any path that was used before.
+stat $d/dir $d/secret/file >/dev/null
+
+export MOUNTD_POLICY=$work/policy
+echo "allow user=$USER_ID method=Info namespace=own" >"$MOUNTD_POLICY"
+check "mountd starts" start_mountd
+chmod 0666 $SOCK
+workers() { pgrep -P "$mountd" | wc -l; }
+values() { python3 -c 'import json,sys; p=json.loads(open(sys.argv[1]).read().splitlines()[-1])["parameters"]; print(p["source"], sorted(json.dumps(v, sort_keys=True) for v in p["values"]))' "$1"; }
+export -f values
+
+call direct Info "{\"path\":\"$d/dir\",\"attribute\":\"ids\"}"
+check "Info of a tmpfs path in mountd's namespace" \
+	jtest "$work/direct" 'any(v["name"]=="f_fs_name" and v["text"]=="tmpfs" for v in p["values"])'
+check_output "  is answered without a worker" '^0$' workers
+call statfs Info "{\"path\":\"$d/dir\"}"
+check "  statfs too, with the counts of the filesystem" \
+	python3 -c "import json,os,sys
+p=json.loads(open('$work/statfs').read().splitlines()[-1])['parameters']
+v={x['name']:x['number'] for x in p['values']}
+s=os.statvfs('$d/dir')
+sys.exit(0 if v['f_blocks']==s.f_blocks and v['f_bsize']==s.f_bsize else 1)"
+
+call link Info "{\"path\":\"$d/link\",\"attribute\":\"ids\"}"
+check "the same directory through a symlink answers the same" \
+	bash -c "a=\$(values $work/direct) && b=\$(values $work/link) && [ -n \"\$a\" ] && [ \"\$a\" = \"\$b\" ]"
+check_output "  from a worker: the loop follows no symlink" '^1$' workers
+
+# The caller's rights hold in the loop: the user cannot look into root's
+# 0700 directory, and root still can afterwards (the loop's own rights are
+# back).
+vdenied Info "{\"path\":\"$d/secret/file\"}" >"$work/user-secret"
+check_output "a user's Info of a file in root's 0700 directory: EACCES" 'EACCES' \
+	cat "$work/user-secret"
+vcall Info "{\"path\":\"$d/dir\"}" >"$work/user-dir" 2>&1
+check "  the user's Info of a directory it may reach answers" \
+	grep -q '"f_blocks"' "$work/user-dir"
+call root-secret Info "{\"path\":\"$d/secret/file\"}"
+check "  and root's Info of the root-only file still answers" \
+	jtest "$work/root-secret" 'p["values"]'
+
+# A FUSE server that never answers: every request to it waits.
+python3 - $d/fuse >"$work/fuse.out" 2>&1 <<'EOF' &
+import ctypes, os, sys, time
+fd = os.open("/dev/fuse", os.O_RDWR)
+libc = ctypes.CDLL(None, use_errno=True)
+opts = f"fd={fd},rootmode=40000,user_id=0,group_id=0".encode()
+if libc.mount(b"hung", sys.argv[1].encode(), b"fuse", 0, opts) != 0:
+    sys.exit("mount: " + os.strerror(ctypes.get_errno()))
+print("mounted", flush=True)
+time.sleep(3600)
+EOF
+fuse=$!
+for _ in $(seq 50); do grep -q mounted "$work/fuse.out" && break; sleep 0.1; done
+check_output "a FUSE server that never answers is mounted" '^mounted$' cat "$work/fuse.out"
+call fuse Info "{\"path\":\"$d/fuse\"}" &
+pending=$!
+# Time for it to reach a worker, which then waits in the kernel.
+sleep 1
+call during Info "{\"path\":\"$d/dir\"}"
+check "the loop answers another Info meanwhile" jtest "$work/during" 'p["values"]'
+$V org.varlink.service.GetInfo '{}' >"$work/getinfo-during" 2>&1
+check "  and GetInfo" jtest "$work/getinfo-during" '"io.mountd.Mount" in p["interfaces"]' 
+check "  while the Info on FUSE still waits" kill -0 $pending
+kill $fuse
+wait $fuse 2>/dev/null
+wait $pending
+check "once the server is gone, the waiting Info gets an error" jtest "$work/fuse" '"error" in r'
+umount -l $d/fuse
+
+check "mountd stops cleanly" stop_mountd
+rm -rf $d
+done_testing
