@@ -10,7 +10,9 @@
  *   by-pid  the same into another process's namespace: raw setns there and
  *           back around the syscalls, mountd naming the pid, nsenter -m -t
  *           PID mount/umount
- *   info    statfs of a path: fsinfo() direct, mountd Info, statfs() direct
+ *   info    statfs of a path: fsinfo() direct, mountd Info from the bench's
+ *           private namespace (a worker answers) and in mountd's own (the
+ *           loop answers), statfs() direct
  *   list    every mount with EXTRA more: a C parse of mountinfo, mountd List,
  *           listmount + statmount per mount
  *   image   a read-only GPT image's root partition (image-methods.c)
@@ -241,6 +243,16 @@ static void info_mountd(void)
 	char info[128];
 
 	snprintf(info, sizeof(info), "{\"path\":\"%s\"}", bench_dir);
+	bench_call(bench_client, "Info", info, NULL, 0, NULL);
+}
+
+/* The same directory of /run's tmpfs, in mountd's own namespace (pid 1's:
+ * the bench runs in a private copy of it), where the loop answers. */
+static void info_mountd_ns(void)
+{
+	char info[160];
+
+	snprintf(info, sizeof(info), "{\"path\":\"%s\",\"namespace\":{\"pid\":1}}", bench_dir);
 	bench_call(bench_client, "Info", info, NULL, 0, NULL);
 }
 
@@ -510,6 +522,10 @@ int main(int argc, char **argv)
 	Method info[] = {
 		{.name = "fsinfo() direct", .role = ROLE_FLOOR, .once = info_fsinfo, .every = 1},
 		{.name = "mountd Info", .role = ROLE_SUBJECT, .once = info_mountd, .every = 1},
+		{.name = "mountd Info, mountd ns",
+		 .role = ROLE_SUBJECT,
+		 .once = info_mountd_ns,
+		 .every = 1},
 		{.name = "statfs() direct", .role = ROLE_RIVAL, .once = info_statfs, .every = 1},
 	};
 	Method list[] = {
