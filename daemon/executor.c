@@ -32,6 +32,7 @@
 enum {
 	MSG_TEXT_IN_MEMFD = 1 << 0, /* the last fd holds the text */
 	MSG_NO_ANSWER = 1 << 1,	    /* the handler failed */
+	MSG_ROOT = 1 << 2,	    /* a worker's first: its namespace's root */
 };
 
 typedef struct MsgHeader {
@@ -77,6 +78,7 @@ struct Worker {
 struct Group {
 	Executor *x;
 	ExecKey key;
+	int root_fd; /* the namespace's root, from its first worker */
 	int owner_pidfd;
 	sd_event_source *owner_source;
 	LIST_HEAD(, Worker) workers;
@@ -297,6 +299,14 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 	worker_keep_host_dirs();
 	if (caps_worker() < 0 || setns(nsfs, CLONE_NEWNS) < 0 || worker_set_home(nsfs) < 0)
 		_exit(1);
+	/* The root as a worker here sees it: for the loop to answer what
+	 * cannot wait in this namespace itself (executor_namespace_root()). */
+	{
+		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (root >= 0 && send_message(sock, NULL, MSG_ROOT, &root, 1, 0) < 0)
+			_exit(1);
+	}
 
 	for (;;) {
 		_cleanup_free_ int *fds = NULL;
@@ -395,6 +405,7 @@ static void group_maybe_free(Group *g)
 	LIST_REMOVE(g, all);
 	sd_event_source_disable_unref(g->owner_source);
 	safe_close(g->owner_pidfd);
+	safe_close(g->root_fd);
 	free(g);
 }
 
@@ -450,7 +461,7 @@ static Group *group_get(Executor *x, const ExecKey *key, int owner_pidfd)
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
-	*g = (Group){.x = x, .key = *key, .owner_pidfd = -EBADF};
+	*g = (Group){.x = x, .key = *key, .root_fd = -EBADF, .owner_pidfd = -EBADF};
 	LIST_INIT(&g->workers);
 	LIST_INSERT_HEAD(&x->groups, g, all);
 	if (owner_pidfd >= 0) {
@@ -519,6 +530,15 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	r = recv_message(fd, MSG_DONTWAIT, &flags, &text, &reply.fds, &reply.n_fds);
 	if (r == -EAGAIN)
 		return 0;
+	if (r >= 0 && (flags & MSG_ROOT)) {
+		/* Kept with the key, and gone with it. */
+		if (w->group && w->group->root_fd < 0 && reply.n_fds == 1) {
+			w->group->root_fd = reply.fds[0];
+			reply.n_fds = 0;
+		}
+		exec_reply_done(&reply);
+		return 0;
+	}
 	if (r < 0 || !w->job) {
 		/* A broken worker, or an answer nobody asked for: it goes. */
 		exec_reply_done(&reply);
@@ -796,6 +816,16 @@ Executor *executor_free(Executor *x)
 size_t executor_pending(Executor *x)
 {
 	return x ? x->n_pending : 0;
+}
+
+int executor_namespace_root(Executor *x, uint64_t mntns_id)
+{
+	Group *g;
+
+	LIST_FOREACH(g, &x->groups, all)
+	if (g->key.mntns_id == mntns_id && g->root_fd >= 0)
+		return g->root_fd;
+	return -EBADF;
 }
 
 size_t executor_workers(Executor *x)

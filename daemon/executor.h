@@ -90,6 +90,12 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 		    const char *request, const int *fds, size_t n_fds, uint64_t timeout_usec,
 		    ExecDoneFn done, void *userdata);
 
+/* The root of mount namespace mntns_id as its workers see it (borrowed),
+ * while a key of that namespace has workers; -EBADF otherwise.  Each
+ * worker sends it once, after joining the namespace; it is closed with the
+ * key's last worker, so it holds the namespace no longer than they do. */
+int executor_namespace_root(Executor *x, uint64_t mntns_id);
+
 /* Requests submitted whose done() has not run yet; worker processes alive. */
 size_t executor_pending(Executor *x);
 size_t executor_workers(Executor *x);

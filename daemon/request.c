@@ -599,7 +599,7 @@ static void request_freep(void **req, const OpsMethod *m)
 /* In the loop, where nothing on the way can wait (nonblocking.h), with
  * the caller's rights as a worker would look: no hop to a worker and
  * back.  -EAGAIN: a worker's to run. */
-static int run_nonblocking(const RequestCall *c, const void *req)
+static int run_nonblocking(const RequestCall *c, const void *req, int root_fd, uint64_t mntns_id)
 {
 	const Rights rights = {
 		.uid = c->caller.id.uid,
@@ -612,7 +612,7 @@ static int run_nonblocking(const RequestCall *c, const void *req)
 
 	if (rights_enter(&rights) < 0)
 		return -EAGAIN;
-	r = ops_table_execute_nonblocking(c->method, req, own_root_fd, own_ns_id, &a.parameters);
+	r = ops_table_execute_nonblocking(c->method, req, root_fd, mntns_id, &a.parameters);
 	rights_leave();
 	if (r < 0)
 		return -EAGAIN;
@@ -624,11 +624,14 @@ static int run_nonblocking(const RequestCall *c, const void *req)
 static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
 			 int trace_fd)
 {
-	int r;
+	int r, root_fd = -EBADF;
 
-	/* A traced request's steps are a worker's to write. */
-	if (c->method->execute_nonblocking && target->id == own_ns_id && own_root_fd >= 0 &&
-	    trace_fd < 0 && run_nonblocking(c, req) == 0)
+	/* mountd's own namespace, or one a worker serves already; a traced
+	 * request's steps are a worker's to write. */
+	if (c->method->execute_nonblocking && trace_fd < 0)
+		root_fd = target->id == own_ns_id ? own_root_fd
+						  : executor_namespace_root(executor, target->id);
+	if (root_fd >= 0 && run_nonblocking(c, req, root_fd, target->id) == 0)
 		return;
 	r = run_in_worker(c, req, t, target, source, &c->caller, trace_fd);
 

@@ -1,10 +1,11 @@
 #!/bin/bash
 # Info answered in mountd's event loop (daemon/nonblocking.c): a path in
-# mountd's own namespace, every step of it in the dentry cache, on a memory
-# filesystem, is answered without a worker.  Everything else goes to a
-# worker as before: a symlink, another namespace, a FUSE server that never
-# answers — which then stalls only the request that asked it, never the
-# loop.  A non-root caller's lookup in the loop is made with its rights.
+# mountd's own namespace, or in one a worker serves already, every step of
+# it in the dentry cache, on a memory filesystem, is answered without a
+# worker.  Everything else goes to a worker as before: a symlink, a FUSE
+# server that never answers — which then stalls only the request that asked
+# it, never the loop.  A non-root caller's lookup in the loop is made with
+# its rights.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
@@ -20,6 +21,7 @@ echo "allow user=$USER_ID method=Info namespace=own" >"$MOUNTD_POLICY"
 check "mountd starts" start_mountd
 chmod 0666 $SOCK
 workers() { pgrep -P "$mountd" | wc -l; }
+count() { "$@" | wc -l; }
 values() { python3 -c 'import json,sys; p=json.loads(open(sys.argv[1]).read().splitlines()[-1])["parameters"]; print(p["source"], sorted(json.dumps(v, sort_keys=True) for v in p["values"]))' "$1"; }
 export -f values
 
@@ -52,6 +54,38 @@ check "  the user's Info of a directory it may reach answers" \
 call root-secret Info "{\"path\":\"$d/secret/file\"}"
 check "  and root's Info of the root-only file still answers" \
 	jtest "$work/root-secret" 'p["values"]'
+
+# Another namespace: its first Info goes to a worker, which hands the loop
+# the namespace's root; while a worker serves it, the next ones are the
+# loop's.  The root goes with the workers: nothing of the namespace stays
+# in mountd once the process that named it is gone.
+ns=$(new_mntns)
+ns_link=$(readlink /proc/$ns/ns/mnt)
+awk '{print $1}' /proc/$ns/mountinfo | sort -u >"$work/ns-mounts"
+held() {
+	for f in /proc/$mountd/fdinfo/*; do awk '/^mnt_id:/ {print $2}' "$f"; done 2>/dev/null |
+		sort -u | comm -12 - "$work/ns-mounts" | wc -l
+}
+ns_workers() {
+	for w in $(pgrep -P "$mountd"); do
+		[ "$(readlink /proc/$w/ns/mnt)" = "$ns_link" ] && echo $w
+	done
+}
+call ns-first Info "{\"namespace\":{\"pid\":$ns},\"path\":\"$d/dir\"}"
+check "Info in another namespace answers" jtest "$work/ns-first" 'p["values"]'
+wk=$(ns_workers)
+check_output "  from a worker that joined it" '^[0-9]+$' echo "$wk"
+check_output "  mountd holds that namespace's root now" '^[1-9]' held
+kill -STOP $wk
+timeout 30 $V io.mountd.Mount.Info "{\"namespace\":{\"pid\":$ns},\"path\":\"$d/dir\"}" \
+	>"$work/ns-next" 2>&1
+check "  the next Info there is the loop's: answered while that worker is stopped" \
+	jtest "$work/ns-next" 'p["values"]'
+kill -CONT $wk
+kill $ns
+for _ in $(seq 50); do [ -z "$(ns_workers)" ] && break; sleep 0.1; done
+check_output "  once the namespace's process exits, its worker ends" '^0$' count ns_workers
+check_output "  and mountd holds nothing of that namespace" '^0$' held
 
 # A FUSE server that never answers: every request to it waits.
 python3 - $d/fuse >"$work/fuse.out" 2>&1 <<'EOF' &

@@ -10,7 +10,9 @@
  * mounted anywhere.
  */
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -149,6 +151,26 @@ static int submit(Executor *x, uid_t uid, int owner, const char *text, const int
 			       timeout_ms * 1000, on_done, a);
 }
 
+/* Our fds but the event loop's own (epoll, timerfds), which it makes as it
+ * needs them. */
+static size_t count_fds(void)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && (de = readdir(d))) {
+		char link[PATH_MAX] = "";
+
+		if (readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1) > 0 &&
+		    !startswith(link, "anon_inode:"))
+			n++;
+	}
+	return n;
+}
+
+static size_t fds_before;
+
 static bool alive(pid_t pid)
 {
 	return kill(pid, 0) == 0;
@@ -164,6 +186,7 @@ int main(void)
 
 	nsfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	ok(nsfd >= 0 && mnt_ns_id(nsfd, &ns_id) == 0, "our mount namespace and its id");
+	fds_before = count_fds();
 	ok(sd_event_new(&e) >= 0 && executor_new(e, handler, 0, &x) == 0, "an executor");
 
 	/* A reply and an fd, both ways. */
@@ -197,6 +220,16 @@ int main(void)
 		}
 		ok(same, "100 more requests of the key: the same worker answered all");
 		ok(executor_workers(x) == 1, "one worker alive (%zu)", executor_workers(x));
+		{
+			int root = executor_namespace_root(x, ns_id);
+			struct stat st, want;
+
+			ok(root >= 0 && fstat(root, &st) == 0 && stat("/", &want) == 0 &&
+				   st.st_dev == want.st_dev && st.st_ino == want.st_ino,
+			   "the worker handed over its namespace's root");
+			ok(executor_namespace_root(x, ns_id + 1) == -EBADF,
+			   "  and no root for a namespace no worker serves");
+		}
 		r = submit(x, 0, -EBADF, "inherited 5", NULL, 0, 5000, &a[0]);
 		ok(r == 0 && wait_all(e, a, 1) && a[0].text && streq(a[0].text, "0"),
 		   "the worker holds none of our fds");
@@ -317,6 +350,8 @@ int main(void)
 	ok(r == 0 && a[0].done && a[0].r == -ECANCELED, "freeing cancels what is pending");
 	answer_done(&a[0]);
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "and leaves no child");
+	ok(count_fds() == fds_before, "and no fd: the roots went with their workers (%zu, %zu)",
+	   count_fds(), fds_before);
 
 	safe_close(nsfd);
 	return tap_done();
