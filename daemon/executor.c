@@ -21,6 +21,7 @@
 
 #include "caps.h"
 #include "executor.h"
+#include "nonblocking.h"
 #include "util.h"
 #include "worker.h"
 
@@ -78,7 +79,7 @@ struct Worker {
 struct Group {
 	Executor *x;
 	ExecKey key;
-	int root_fd; /* the namespace's root, from its first worker */
+	NonblockingRoot root; /* the namespace's, from its first worker */
 	int owner_pidfd;
 	sd_event_source *owner_source;
 	LIST_HEAD(, Worker) workers;
@@ -405,7 +406,7 @@ static void group_maybe_free(Group *g)
 	LIST_REMOVE(g, all);
 	sd_event_source_disable_unref(g->owner_source);
 	safe_close(g->owner_pidfd);
-	safe_close(g->root_fd);
+	nonblocking_root_done(&g->root);
 	free(g);
 }
 
@@ -461,7 +462,7 @@ static Group *group_get(Executor *x, const ExecKey *key, int owner_pidfd)
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
-	*g = (Group){.x = x, .key = *key, .root_fd = -EBADF, .owner_pidfd = -EBADF};
+	*g = (Group){.x = x, .key = *key, .root = NONBLOCKING_ROOT_NULL, .owner_pidfd = -EBADF};
 	LIST_INIT(&g->workers);
 	LIST_INSERT_HEAD(&x->groups, g, all);
 	if (owner_pidfd >= 0) {
@@ -532,8 +533,9 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 		return 0;
 	if (r >= 0 && (flags & MSG_ROOT)) {
 		/* Kept with the key, and gone with it. */
-		if (w->group && w->group->root_fd < 0 && reply.n_fds == 1) {
-			w->group->root_fd = reply.fds[0];
+		if (w->group && w->group->root.fd < 0 && reply.n_fds == 1) {
+			(void)nonblocking_root_take(&w->group->root, reply.fds[0],
+						    w->group->key.mntns_id);
 			reply.n_fds = 0;
 		}
 		exec_reply_done(&reply);
@@ -823,8 +825,12 @@ int executor_namespace_root(Executor *x, uint64_t mntns_id)
 	Group *g;
 
 	LIST_FOREACH(g, &x->groups, all)
-	if (g->key.mntns_id == mntns_id && g->root_fd >= 0)
-		return g->root_fd;
+	{
+		int fd = g->key.mntns_id == mntns_id ? nonblocking_root_get(&g->root, mntns_id)
+						     : -EBADF;
+		if (fd >= 0)
+			return fd;
+	}
 	return -EBADF;
 }
 

@@ -159,20 +159,32 @@ static const uint64_t memory_filesystems[] = {
 	HUGETLBFS_MAGIC,
 };
 
-int nonblocking_filesystem(int fd, uint64_t mnt_ns_id)
+/* The unique mount ID of fd without asking its filesystem (statx() would
+ * call its getattr): with no room for the handle itself name_to_handle_at()
+ * fails with EOVERFLOW after filling in the mount ID, and a FID handle is
+ * the VFS's alone. */
+static int mount_id(int fd, uint64_t *ret)
 {
 	struct file_handle fh = {.handle_bytes = 0};
-	struct statmount sm = {};
-	uint64_t mnt_id = 0;
-	int k;
+	uint64_t id = 0;
 
-	/* With no room for the handle itself this fails with EOVERFLOW, after
-	 * filling in the mount ID: a FID handle is the VFS's alone. */
-	if (syscall(SYS_name_to_handle_at, fd, "", &fh, &mnt_id,
+	if (syscall(SYS_name_to_handle_at, fd, "", &fh, &id,
 		    AT_EMPTY_PATH | AT_HANDLE_FID | AT_HANDLE_MNT_ID_UNIQUE) < 0 &&
 	    errno != EOVERFLOW)
 		return -EAGAIN;
-	if (mnt_id == 0)
+	if (id == 0)
+		return -EAGAIN;
+	*ret = id;
+	return 0;
+}
+
+int nonblocking_filesystem(int fd, uint64_t mnt_ns_id)
+{
+	struct statmount sm = {};
+	uint64_t mnt_id;
+	int k;
+
+	if (mount_id(fd, &mnt_id) < 0)
 		return -EAGAIN;
 	k = mnt_statmount_fixed(mnt_ns_id, mnt_id, STATMOUNT_SB_BASIC, &sm);
 	if (k < 0 || !(sm.mask & STATMOUNT_SB_BASIC))
@@ -181,4 +193,53 @@ int nonblocking_filesystem(int fd, uint64_t mnt_ns_id)
 		if (sm.sb_magic == memory_filesystems[i])
 			return 0;
 	return -EAGAIN;
+}
+
+static int parent_of(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t *ret)
+{
+	struct statmount sm = {};
+	int k = mnt_statmount_fixed(mnt_ns_id, mnt_id, STATMOUNT_MNT_BASIC, &sm);
+
+	if (k < 0)
+		return k;
+	if (!(sm.mask & STATMOUNT_MNT_BASIC))
+		return -EOPNOTSUPP;
+	*ret = sm.mnt_parent_id;
+	return 0;
+}
+
+int nonblocking_root_take(NonblockingRoot *r, int fd, uint64_t mnt_ns_id)
+{
+	int k;
+
+	nonblocking_root_done(r);
+	k = mount_id(fd, &r->mnt_id);
+	if (k >= 0)
+		k = parent_of(mnt_ns_id, r->mnt_id, &r->parent_id);
+	if (k < 0) {
+		safe_close(fd);
+		*r = NONBLOCKING_ROOT_NULL;
+		return k;
+	}
+	r->fd = fd;
+	return 0;
+}
+
+int nonblocking_root_get(NonblockingRoot *r, uint64_t mnt_ns_id)
+{
+	uint64_t parent;
+
+	if (r->fd < 0)
+		return -EBADF;
+	if (parent_of(mnt_ns_id, r->mnt_id, &parent) < 0 || parent != r->parent_id) {
+		nonblocking_root_done(r);
+		return -EBADF;
+	}
+	return r->fd;
+}
+
+void nonblocking_root_done(NonblockingRoot *r)
+{
+	safe_close(r->fd);
+	*r = NONBLOCKING_ROOT_NULL;
 }

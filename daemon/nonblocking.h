@@ -10,6 +10,7 @@
  * happen these answer -EAGAIN and the request goes to a worker as before.
  */
 
+#include <errno.h>
 #include <stdint.h>
 
 /* An O_PATH fd of the root of the mount namespace nsfs names, as a worker
@@ -32,3 +33,23 @@ int nonblocking_resolve(int root_fd, const char *path);
  * comes from name_to_handle_at(), the type from statmount() in the mount
  * namespace mnt_ns_id. */
 int nonblocking_filesystem(int fd, uint64_t mnt_ns_id);
+
+/* A namespace's root as a worker saw it when it joined, for the loop to
+ * resolve from later.  A worker's root moves with pivot_root() (the kernel
+ * moves every process's root off the old one); this fd would not.  So the
+ * mount's parent is kept, and checked before each use: pivot_root()
+ * attaches the old root under the new one, and unmounting it takes it out
+ * of the namespace. */
+typedef struct NonblockingRoot {
+	int fd;
+	uint64_t mnt_id, parent_id;
+} NonblockingRoot;
+
+#define NONBLOCKING_ROOT_NULL ((NonblockingRoot){.fd = -EBADF})
+
+/* Takes fd, also on failure (then r stays empty). */
+int nonblocking_root_take(NonblockingRoot *r, int fd, uint64_t mnt_ns_id);
+/* The fd (borrowed) while it is still the root of namespace mnt_ns_id;
+ * otherwise it is closed, and -EBADF. */
+int nonblocking_root_get(NonblockingRoot *r, uint64_t mnt_ns_id);
+void nonblocking_root_done(NonblockingRoot *r);

@@ -26,8 +26,8 @@
 #define REQUEST_TIMEOUT_USEC (60ULL * 1000 * 1000)
 
 static Executor *executor;
-static uint64_t own_ns_id;	 /* mountd's own mount namespace */
-static int own_root_fd = -EBADF; /* its root, as a worker there sees it */
+static uint64_t own_ns_id;				 /* mountd's own mount namespace */
+static NonblockingRoot own_root = NONBLOCKING_ROOT_NULL; /* as a worker there sees it */
 static size_t n_pending;
 static void (*idle_cb)(void *);
 static void *idle_userdata;
@@ -629,7 +629,7 @@ static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	/* mountd's own namespace, or one a worker serves already; a traced
 	 * request's steps are a worker's to write. */
 	if (c->method->execute_nonblocking && trace_fd < 0)
-		root_fd = target->id == own_ns_id ? own_root_fd
+		root_fd = target->id == own_ns_id ? nonblocking_root_get(&own_root, own_ns_id)
 						  : executor_namespace_root(executor, target->id);
 	if (root_fd >= 0 && run_nonblocking(c, req, root_fd, target->id) == 0)
 		return;
@@ -815,7 +815,7 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 		own_ns_id = 0;
 	/* Without it, every request goes to a worker. */
 	if (own_ns_id != 0)
-		own_root_fd = nonblocking_namespace_root(fd);
+		(void)nonblocking_root_take(&own_root, nonblocking_namespace_root(fd), own_ns_id);
 	/* Without polkit the policy file alone decides; without the deferred
 	 * journal record, records go out before the answer, as they did. */
 	(void)polkit_setup(event);
@@ -826,7 +826,7 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 void request_shutdown(void)
 {
 	executor = executor_free(executor);
-	own_root_fd = safe_close(own_root_fd);
+	nonblocking_root_done(&own_root);
 	polkit_shutdown();
 	audit_shutdown();
 }

@@ -87,6 +87,25 @@ for _ in $(seq 50); do [ -z "$(ns_workers)" ] && break; sleep 0.1; done
 check_output "  once the namespace's process exits, its worker ends" '^0$' count ns_workers
 check_output "  and mountd holds nothing of that namespace" '^0$' held
 
+# pivot_root() in a served namespace moves its workers' root (the kernel
+# moves every process off the old one); the root the loop kept must not
+# answer for it any more.  The old root stays mounted under the new one,
+# with the directory asked about, so a stale root would answer — wrongly.
+ns2=$(new_mntns)
+call pv-first Info "{\"namespace\":{\"pid\":$ns2},\"path\":\"$d/dir\"}"
+call pv-before Info "{\"namespace\":{\"pid\":$ns2},\"path\":\"$d/dir\"}"
+check "a namespace served, before pivot_root: Info of a /run directory" \
+	jtest "$work/pv-before" '[v["number"] for v in p["values"] if v["name"]=="f_blocks"][0] > 256'
+nsenter -t $ns2 -m sh -ec "mkdir -p /tmp/newroot
+	mount -t tmpfs -o size=1m newroot /tmp/newroot
+	mkdir -p /tmp/newroot$d/dir /tmp/newroot/old
+	cd /tmp/newroot && pivot_root . old" >"$work/pivot" 2>&1
+check "  pivot_root there onto a 1 MiB tmpfs" bash -c "[ ! -s $work/pivot ] || { cat $work/pivot; false; }"
+call pv-after Info "{\"namespace\":{\"pid\":$ns2},\"path\":\"$d/dir\"}"
+check "  after it, Info answers from the new root (256 blocks), not the one kept" \
+	jtest "$work/pv-after" '[v["number"] for v in p["values"] if v["name"]=="f_blocks"][0] == 256'
+kill $ns2
+
 # A FUSE server that never answers: every request to it waits.
 python3 - $d/fuse >"$work/fuse.out" 2>&1 <<'EOF' &
 import ctypes, os, sys, time

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -614,6 +615,38 @@ static void test_nonblocking(void)
 	   "an overlay is not answered in the loop (its statfs asks the upper layer)");
 	fd = safe_close(fd);
 	(void)umount2(path, MNT_DETACH);
+
+	/* A root kept for later stops being one when pivot_root() moves the
+	 * namespace onto another (in a child: that changes its root). */
+	{
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			NonblockingRoot r = NONBLOCKING_ROOT_NULL;
+			uint64_t id = 0;
+			int nsfd;
+
+			if (unshare(CLONE_NEWNS) < 0 ||
+			    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+				_exit(10);
+			nsfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+			if (nsfd < 0 || mnt_ns_id(nsfd, &id) < 0 ||
+			    nonblocking_root_take(&r, open("/", O_PATH | O_CLOEXEC), id) < 0)
+				_exit(11);
+			if (nonblocking_root_get(&r, id) < 0)
+				_exit(12); /* still the root */
+			snprintf(path, sizeof(path), "%s/sub", dir);
+			if (mount("tmpfs", path, "tmpfs", 0, NULL) < 0 || chdir(path) < 0 ||
+			    mkdir("old", 0755) < 0 || syscall(SYS_pivot_root, ".", "old") < 0)
+				_exit(13);
+			_exit(nonblocking_root_get(&r, id) == -EBADF && r.fd < 0 ? 0 : 14);
+		}
+		waitpid(pid, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "a kept root is given up once pivot_root() moved the namespace off it (%d)",
+		   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
 	(void)umount2(dir, MNT_DETACH);
 	(void)rmdir(dir);
 }
