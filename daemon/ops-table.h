@@ -193,7 +193,7 @@ int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_re
 		      size_t *ret_n_fds);
 
 /* The loop's side of execute_nonblocking: the reply's parameters for req
- * (decoded and authorized; the caller's rights entered), or -EAGAIN when
- * a worker must run it. */
+ * (decoded and authorized, a root caller's: request.c), or -EAGAIN when a
+ * worker must run it. */
 int ops_table_execute_nonblocking(const OpsMethod *m, const void *req, int root_fd,
 				  uint64_t mnt_ns_id, json_object **ret_parameters);

@@ -18,7 +18,6 @@
 #include "ratelimit.h"
 #include "ops-internal.h"
 #include "request.h"
-#include "rights.h"
 #include "util.h"
 
 /* A change that is still running after this long is given up: its
@@ -596,25 +595,13 @@ static void request_freep(void **req, const OpsMethod *m)
 	}
 }
 
-/* In the loop, where nothing on the way can wait (nonblocking.h), with
- * the caller's rights as a worker would look: no hop to a worker and
- * back.  -EAGAIN: a worker's to run. */
+/* In the loop, where nothing on the way can wait (nonblocking.h): no hop
+ * to a worker and back.  -EAGAIN: a worker's to run. */
 static int run_nonblocking(const RequestCall *c, const void *req, int root_fd, uint64_t mntns_id)
 {
-	const Rights rights = {
-		.uid = c->caller.id.uid,
-		.gid = c->caller.id.gid,
-		.groups = c->caller.id.groups,
-		.n_groups = c->caller.id.n_groups,
-	};
 	RequestAnswer a = {};
-	int r;
 
-	if (rights_enter(&rights) < 0)
-		return -EAGAIN;
-	r = ops_table_execute_nonblocking(c->method, req, root_fd, mntns_id, &a.parameters);
-	rights_leave();
-	if (r < 0)
+	if (ops_table_execute_nonblocking(c->method, req, root_fd, mntns_id, &a.parameters) < 0)
 		return -EAGAIN;
 	answer(c, &a);
 	return 0;
@@ -627,8 +614,12 @@ static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	int r, root_fd = -EBADF;
 
 	/* mountd's own namespace, or one a worker serves already; a traced
-	 * request's steps are a worker's to write. */
-	if (c->method->execute_nonblocking && trace_fd < 0)
+	 * request's steps are a worker's to write.  Root's requests only: the
+	 * loop's effective capabilities (caps.h) are not enough to take on
+	 * another caller's identity, and it must not look up paths as itself
+	 * for one.  Root's lookups lack CAP_DAC_* here: where one fails for
+	 * that, a worker answers. */
+	if (c->method->execute_nonblocking && trace_fd < 0 && c->caller.id.uid == 0)
 		root_fd = target->id == own_ns_id ? nonblocking_root_get(&own_root, own_ns_id)
 						  : executor_namespace_root(executor, target->id);
 	if (root_fd >= 0 && run_nonblocking(c, req, root_fd, target->id) == 0)

@@ -4,8 +4,8 @@
 # it in the dentry cache, on a memory filesystem, is answered without a
 # worker.  Everything else goes to a worker as before: a symlink, a FUSE
 # server that never answers — which then stalls only the request that asked
-# it, never the loop.  A non-root caller's lookup in the loop is made with
-# its rights.
+# it, never the loop.  Root's requests only: a user's Info goes to that
+# user's worker, which looks the path up with the user's rights.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
@@ -42,12 +42,12 @@ check "the same directory through a symlink answers the same" \
 	bash -c "a=\$(values $work/direct) && b=\$(values $work/link) && [ -n \"\$a\" ] && [ \"\$a\" = \"\$b\" ]"
 check_output "  from a worker: the loop follows no symlink" '^1$' workers
 
-# The caller's rights hold in the loop: the user cannot look into root's
-# 0700 directory, and root still can afterwards (the loop's own rights are
-# back).
+# A user cannot look into root's 0700 directory through mountd, and root
+# still can afterwards.
 vdenied Info "{\"path\":\"$d/secret/file\"}" >"$work/user-secret"
 check_output "a user's Info of a file in root's 0700 directory: EACCES" 'EACCES' \
 	cat "$work/user-secret"
+check_output "  from the user's own worker: the loop answers root only" '^2$' workers
 vcall Info "{\"path\":\"$d/dir\"}" >"$work/user-dir" 2>&1
 check "  the user's Info of a directory it may reach answers" \
 	grep -q '"f_blocks"' "$work/user-dir"
