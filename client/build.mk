@@ -11,7 +11,7 @@ $(CLIENT_LIB): $(B)/client/libmountd-client.o $(B)/client/libmountd-list.o \
 # ---- mountctl ----------------------------------------------------------------
 MOUNTCTL_OBJS := $(B)/client/mountctl.o $(B)/client/mountctl-call.o $(B)/client/mountctl-info.o \
 	$(B)/client/mountctl-options.o $(B)/client/mountctl-human.o \
-	$(B)/client/mountctl-output.o $(B)/client/mountctl-apply.o
+	$(B)/client/mountctl-output.o $(B)/client/mountctl-apply.o $(B)/shared/fs-probe.o
 
 $(B)/mountctl: $(MOUNTCTL_OBJS) $(CLIENT_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

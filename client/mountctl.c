@@ -18,9 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <blkid/blkid.h>
-
 #include "libmountd-client.h"
+#include "fs-probe.h"
 #include "mountctl.h"
 #include "util.h"
 #include "version.h"
@@ -112,21 +111,32 @@ static json_object *placement_json(Ctx *c, json_object *ns, const char *path, co
 	return p;
 }
 
-/* The filesystem type on a block device, as blkid sees it; NULL if none. */
-static char *probe_fstype(const char *device)
+/* The filesystem type on a block device, as mountd probes an image's
+ * (fs-probe.h); when there is none, says why and returns NULL. */
+static char *probe_fstype(Ctx *c, const char *device)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(device);
-	const char *type = NULL;
-	char *ret = NULL;
+	static const FsProbeHints hints = {
+		.partition = "mount one of its partitions",
+		.fstype = "give the type with -t TYPE",
+	};
+	_cleanup_close_ int fd = open(device, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char why[384];
+	char *type = NULL;
+	int r;
 
-	if (!pr)
+	if (fd < 0) {
+		int e = errno;
+
+		err(c, "cannot read %s to find its filesystem (%s): give its type with -t TYPE",
+		    device, strerror(e));
 		return NULL;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0)
-		ret = strdup(type);
-	blkid_free_probe(pr);
-	return ret;
+	}
+	r = fs_probe_type(fd, 0, 0, &hints, &type, why, sizeof(why));
+	if (r == -EMEDIUMTYPE)
+		err(c, "%s: %s", device, why);
+	else if (r < 0)
+		err(c, "probing %s: %s: give its type with -t TYPE", device, strerror(-r));
+	return type;
 }
 
 static int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
@@ -147,11 +157,9 @@ static int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
 	if (!a->image && stat(source, &st) == 0 && S_ISREG(st.st_mode))
 		a->image = true;
 	if (!a->fstype && !a->image && stat(source, &st) == 0 && S_ISBLK(st.st_mode)) {
-		probed = probe_fstype(source);
-		if (!probed) {
-			err(c, "no filesystem found on %s: give its type with -t TYPE", source);
+		probed = probe_fstype(c, source);
+		if (!probed)
 			return EXIT_FAILED;
-		}
 		a->fstype = probed;
 	}
 	c->fstype = a->fstype;

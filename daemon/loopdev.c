@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <blkid/blkid.h>
 #include <linux/loop.h>
 
+#include "fs-probe.h"
 #include "loopdev.h"
 #include "test-hook.h"
 #include "util.h"
@@ -37,26 +37,6 @@ bool loopdev_uuid_valid(const char *s)
 			return false;
 	}
 	return true;
-}
-
-static void blkid_free_probep(blkid_probe *pr)
-{
-	if (*pr)
-		blkid_free_probe(*pr);
-}
-#define _cleanup_blkid_ _cleanup_(blkid_free_probep)
-
-/* A probe of offset..offset+size (0: to the end) of fd. */
-static int probe_fd(int fd, uint64_t offset, uint64_t size, blkid_probe *ret)
-{
-	_cleanup_blkid_ blkid_probe pr = blkid_new_probe();
-
-	if (!pr)
-		return -ENOMEM;
-	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, (blkid_loff_t)size) < 0)
-		return -EIO;
-	*ret = TAKE_PTR(pr);
-	return 0;
 }
 
 /* The image for libblkid to read: an open file description of mountd's
@@ -135,26 +115,6 @@ static int configure(int image_fd, bool read_only, uint64_t offset, uint64_t siz
 	return -EBUSY;
 }
 
-/* The partition table at offset..offset+size (0: to the end), probed:
- * the table only, no filesystem probing of the whole disk.  -ENXIO when
- * there is none. */
-static int probe_table(int reader, uint64_t offset, uint64_t size, blkid_probe *ret)
-{
-	_cleanup_blkid_ blkid_probe pr = NULL;
-	int r;
-
-	r = probe_fd(reader, offset, size, &pr);
-	if (r < 0)
-		return r;
-	blkid_probe_enable_superblocks(pr, 0);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	if (blkid_do_safeprobe(pr) != 0)
-		return -ENXIO;
-	*ret = TAKE_PTR(pr);
-	return 0;
-}
-
 /* Where partition number `partition`, or the one of GPT type `type`, lies
  * in the image: bytes from its start, and its length. */
 static int find_partition(int reader, uint32_t partition, const char *type, uint64_t *ret_offset,
@@ -164,7 +124,7 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 	blkid_partlist pl;
 	int n, r;
 
-	r = probe_table(reader, 0, 0, &pr);
+	r = fs_probe_table(reader, 0, 0, &pr);
 	if (r < 0)
 		return r;
 	pl = blkid_probe_get_partitions(pr);
@@ -190,91 +150,23 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 	return -ENXIO;
 }
 
-/* The type of partition table at offset..offset+size into ret ("gpt",
- * "dos", ...), or false when there is none. */
-static bool partition_table(int reader, uint64_t offset, uint64_t size, char *ret, size_t n)
-{
-	_cleanup_blkid_ blkid_probe pr = NULL;
-	const char *type = NULL;
-
-	if (probe_table(reader, offset, size, &pr) < 0 ||
-	    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) != 0 || !type)
-		return false;
-	snprintf(ret, n, "%s", type);
-	return true;
-}
-
-/* What libblkid sees at offset..offset+size with every prober, for the
- * error of a probe that found no one filesystem there: a caller who
- * handed a LUKS or swap image, or one with two filesystems' signatures,
- * learns which.  Each signature in turn (blkid_do_probe(), not safeprobe:
- * how libblkid reports an ambivalent result differs between versions).
- * Off the fast path. */
-static void probe_explain(int reader, uint64_t offset, uint64_t size, MntLog *log)
-{
-	_cleanup_blkid_ blkid_probe pr = NULL;
-	char found[256] = "", table[32], text[sizeof(found) + 128];
-	const char *type, *usage;
-	size_t n = 0, n_fs = 0;
-
-	if (probe_fd(reader, offset, size, &pr) < 0)
-		return;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
-	while (n < 4 && blkid_do_probe(pr) == 0) {
-		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 || !type)
-			continue;
-		if (blkid_probe_lookup_value(pr, "USAGE", &usage, NULL) == 0 && usage &&
-		    streq(usage, "filesystem"))
-			n_fs++;
-		size_t len = strlen(found);
-		snprintf(found + len, sizeof(found) - len, "%s%s", n ? ", " : "", type);
-		n++;
-	}
-	if (n == 0 && partition_table(reader, offset, size, table, sizeof(table)))
-		snprintf(text, sizeof(text),
-			 "no filesystem signature, but a %s partition table: name a partition "
-			 "(partition or partitionType)",
-			 table);
-	else if (n == 0)
-		snprintf(text, sizeof(text), "no filesystem signature found");
-	else if (n_fs > 1)
-		snprintf(text, sizeof(text), "more than one filesystem signature (%s): give fsType",
-			 found);
-	else if (n_fs == 0)
-		snprintf(text, sizeof(text), "%s: not a filesystem", found);
-	else
-		snprintf(text, sizeof(text), "%s: the probe failed", found);
-	mnt_log_add(log, "probe", 'e', text);
-}
-
-/* The filesystem type of offset..offset+size of the image.  Only
- * filesystems are looked for: what else libblkid knows (RAID members,
- * LUKS, swap, journals, caches) is no type to hand fsopen(), which would
- * only try to load a module of that name.  It is also most of the probe:
- * 44 reads of 283 KiB against 18 of 18 KiB for an ext4 partition, and
- * this libblkid maps and protects a buffer per read (a 4x shorter probe
- * under TCG). */
+/* The filesystem type of offset..offset+size of the image; why there is
+ * none into the log.  Only filesystems are looked for (fs-probe.h): 18
+ * reads of 18 KiB for an ext4 partition against 44 of 283 KiB with every
+ * prober, with a libblkid that maps and protects a buffer per read (a 4x
+ * shorter probe under TCG). */
 static int probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret, MntLog *log)
 {
-	_cleanup_blkid_ blkid_probe pr = NULL;
-	const char *type = NULL;
-	int r;
+	static const FsProbeHints hints = {
+		.partition = "name a partition (partition or partitionType)",
+		.fstype = "give fsType",
+	};
+	char why[384];
+	int r = fs_probe_type(reader, offset, size, &hints, ret, why, sizeof(why));
 
-	r = probe_fd(reader, offset, size, &pr);
-	if (r < 0)
-		return r;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	if (blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_ONLYIN, BLKID_USAGE_FILESYSTEM) < 0)
-		return -ENOMEM;
-	r = blkid_do_safeprobe(pr);
-	if (r != 0 || blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 || !type) {
-		probe_explain(reader, offset, size, log);
-		return -EMEDIUMTYPE;
-	}
-	*ret = strdup(type);
-	return *ret ? 0 : -ENOMEM;
+	if (r == -EMEDIUMTYPE)
+		mnt_log_add(log, "probe", 'e', why);
+	return r;
 }
 
 int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,

@@ -33,3 +33,8 @@ UNIT_TESTS += $(B)/tests/unit/test-ratelimit
 $(B)/tests/unit/test-ratelimit: $(B)/tests/unit/test-ratelimit.o $(B)/daemon/ratelimit.o \
 		$(B)/daemon/audit.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# shared/fs-probe.c: a file's filesystem type, and why there is none
+UNIT_TESTS += $(B)/tests/unit/test-fs-probe
+$(B)/tests/unit/test-fs-probe: $(B)/tests/unit/test-fs-probe.o $(B)/shared/fs-probe.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
