@@ -7,8 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,83 +29,39 @@
 #define AT_HANDLE_MNT_ID_UNIQUE 0x001
 #endif
 
-static int send_fd(int sock, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control = {};
-	char byte = 0;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = control.buf,
-			    .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control = {};
-	char byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = control.buf,
-			    .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *c;
-	ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	int fd;
-
-	if (n < 0)
-		return -errno;
-	c = CMSG_FIRSTHDR(&mh);
-	if (n != 1 || !c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -EBADMSG;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 int nonblocking_namespace_root(int nsfs)
 {
-	_cleanup_close_ int a = -EBADF, b = -EBADF;
-	int pair[2], fd, status;
+	_cleanup_close_ int ready = -EBADF;
+	int p[2], fd = -EIO;
+	char path[64], c;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	a = pair[0];
-	b = pair[1];
+	ready = p[0];
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		safe_close(p[1]);
 		return -errno;
+	}
 	if (pid == 0) {
-		int root;
-
-		/* setns() moves root and cwd to the namespace's root, as
-		 * for a worker. */
-		if (setns(nsfs, CLONE_NEWNS) < 0)
+		/* setns() moves root and cwd to the namespace's root, as for a
+		 * worker; the parent takes it from /proc/PID/root. */
+		if (setns(nsfs, CLONE_NEWNS) < 0 || write(p[1], "x", 1) != 1)
 			_exit(1);
-		root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		_exit(root < 0 || send_fd(b, root) < 0 ? 1 : 0);
+		pause();
+		_exit(0);
 	}
-	b = safe_close(b);
-	fd = recv_fd(a);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		if (fd >= 0)
-			safe_close(fd);
-		return fd < 0 ? fd : -EIO;
+	safe_close(p[1]);
+	/* EOF when the child could not join. */
+	if (read(ready, &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
 	}
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, 0);
 	return fd;
 }
 

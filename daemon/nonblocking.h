@@ -15,7 +15,7 @@
 
 /* An O_PATH fd of the root of the mount namespace nsfs names, as a worker
  * that setns()ed there sees it (mountd's own "/" may be a chroot inside
- * it).  A child process joins the namespace and hands the fd back. */
+ * it): the root of a child that joins the namespace, by /proc/PID/root. */
 int nonblocking_namespace_root(int nsfs);
 
 /* path below root_fd (RESOLVE_IN_ROOT) from the dentry cache alone
