@@ -3,11 +3,12 @@
 
 /*
  * What mountd's event loop may look at itself, without a worker: a path in
- * mountd's own mount namespace whose every step is in memory already, on a
- * filesystem that has nothing to wait for.  The loop serves every caller,
- * so it must never wait on a FUSE server, a network, or a device a caller
- * can stall (a loop device over a file on FUSE); where any of that could
- * happen these answer -EAGAIN and the request goes to a worker as before.
+ * mountd's own mount namespace or in one a worker serves, whose every step
+ * is in memory already, on a filesystem that has nothing to wait for.  The
+ * loop serves every caller, so it must never wait on a FUSE server, a
+ * network, or a device a caller can stall (a loop device over a file on
+ * FUSE); where any of that could happen these answer -EAGAIN and the
+ * request goes to a worker as before.
  */
 
 #include <errno.h>

@@ -107,9 +107,9 @@ typedef struct OpsMethod {
 	void (*targets)(void *req, OpsTargets *ret);
 	/* OPS_RUN_WORKER: the operation itself. */
 	int (*execute)(const void *req, OpsResult *res, MntLog *log);
-	/* Optional: the operation answered in mountd's event loop for
-	 * mountd's own namespace, whose root is root_fd, when nothing can
-	 * make it wait (nonblocking.h); -EAGAIN: run execute in a worker. */
+	/* Optional: the operation answered in mountd's event loop, in the
+	 * namespace mnt_ns_id whose root is root_fd, when nothing can make
+	 * it wait (nonblocking.h); -EAGAIN: run execute in a worker. */
 	int (*execute_nonblocking)(const void *req, int root_fd, uint64_t mnt_ns_id,
 				   OpsResult *res);
 	void (*result_done)(OpsResult *res);

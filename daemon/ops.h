@@ -226,7 +226,7 @@ void ops_info_result_done(OpsInfoResult *r);
 int ops_info_validate(const OpsInfoRequest *r, const char **ret_field);
 int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log);
 /* Info from mountd's event loop (nonblocking.h), for a path below root_fd,
- * the root of mountd's own mount namespace mnt_ns_id.  -EAGAIN where the
+ * the root of mount namespace mnt_ns_id.  -EAGAIN where the
  * answer could wait on anything, and on any failure: a worker then answers
  * as ever, and gives a failure its usual form and steps. */
 int ops_info_nonblocking(const OpsInfoRequest *r, int root_fd, uint64_t mnt_ns_id,
