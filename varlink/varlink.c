@@ -170,7 +170,7 @@ struct Connection {
 struct VarlinkServer {
 	sd_event *event;
 	char *vendor, *product, *version, *url;
-	char *errno_error, *too_large_error;
+	char *errno_error, *too_large_error, *reply_too_large_error;
 	STAILQ_HEAD(, Interface) interfaces; /* in registration order */
 	SLIST_HEAD(, Listener) listeners;
 	LIST_HEAD(, Connection) connections;
@@ -199,6 +199,8 @@ struct VarlinkCall {
 	bool disconnected;
 	void (*disconnect_cb)(VarlinkCall *, void *);
 	void *disconnect_userdata;
+	void (*drain_cb)(VarlinkCall *, void *);
+	void *drain_userdata;
 };
 
 static uint64_t now_usec(void)
@@ -419,17 +421,25 @@ static void conn_update_events(Connection *conn)
 	(void)sd_event_source_set_io_events(conn->io, events);
 }
 
-static int conn_enqueue(Connection *conn, json_object *msg, int *fds, unsigned n_fds)
+/* max: the largest text to queue (without its NUL); a larger one is
+ * -EMSGSIZE with its size in *ret_size, and nothing is queued. */
+static int conn_enqueue(Connection *conn, json_object *msg, int *fds, unsigned n_fds, size_t max,
+			size_t *ret_size)
 {
 	const char *text = json_object_to_json_string_ext(
 		msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text)
 		return -ENOMEM;
+	size_t size = strlen(text);
+	if (size > max) {
+		*ret_size = size;
+		return -EMSGSIZE;
+	}
 
 	OutMsg *m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->size = strlen(text) + 1;
+	m->size = size + 1;
 	m->data = malloc(m->size);
 	if (!m->data) {
 		free(m);
@@ -523,7 +533,7 @@ static void conn_fail(Connection *conn, const char *error, json_object *paramete
 	    json_object_object_add(msg, "error", json_object_new_string(error)) == 0 &&
 	    json_object_object_add(msg, "parameters",
 				   TAKE_PTR(params) ?: json_object_new_object()) == 0)
-		(void)conn_enqueue(conn, msg, NULL, 0);
+		(void)conn_enqueue(conn, msg, NULL, 0, SIZE_MAX, NULL);
 	conn_schedule(conn);
 }
 
@@ -857,19 +867,84 @@ VarlinkCall *varlink_call_unref(VarlinkCall *c)
 	return call_free(c);
 }
 
-static int call_send(VarlinkCall *c, json_object *msg)
+/* In place of an answer larger than the client reads: the error the
+ * server was given for it, which ends the call. */
+static int call_send_too_large(VarlinkCall *c, size_t size)
+{
+	VarlinkServer *s = c->conn->server;
+	_cleanup_json_ json_object *msg = json_object_new_object();
+	json_object *p = json_object_new_object();
+	size_t unused;
+
+	if (!msg || !p || json_object_object_add(msg, "parameters", p) < 0) {
+		json_object_put(p);
+		return -ENOMEM;
+	}
+	if (json_object_object_add(msg, "error", json_object_new_string(s->reply_too_large_error)) <
+		    0 ||
+	    json_object_object_add(p, "size", json_object_new_int64((int64_t)size)) < 0 ||
+	    json_object_object_add(p, "limit",
+				   json_object_new_int64((int64_t)s->max_message_size)) < 0)
+		return -ENOMEM;
+	fds_free(c->out_fds, c->n_out_fds);
+	c->out_fds = NULL;
+	c->n_out_fds = 0;
+	return conn_enqueue(c->conn, msg, NULL, 0, SIZE_MAX, &unused);
+}
+
+/* 1 when an answer too large was replaced by the error for it. */
+static int call_send(VarlinkCall *c, json_object *msg, bool reply)
 {
 	Connection *conn = c->conn;
+	VarlinkServer *s = conn->server;
+	size_t size = 0;
 	int r;
 
 	if (conn_is_dead(conn))
 		return -ENOTCONN;
-	r = conn_enqueue(conn, msg, c->out_fds, c->n_out_fds);
+	r = conn_enqueue(conn, msg, c->out_fds, c->n_out_fds,
+			 reply && s->reply_too_large_error ? s->max_message_size : SIZE_MAX, &size);
+	if (r == -EMSGSIZE) {
+		char d[32];
+
+		log_vl(SD_NOTICE, "answer of %zu bytes to %s is larger than %zu, sending %s", size,
+		       conn_describe(conn, d), s->max_message_size, s->reply_too_large_error);
+		r = call_send_too_large(c, size);
+		return r < 0 ? r : 1;
+	}
 	if (r < 0)
 		return r;
 	c->out_fds = NULL;
 	c->n_out_fds = 0;
 	return 0;
+}
+
+/* A stream that makes its messages as the client takes them
+ * (varlink_call_set_drain_callback()): the active call is asked for the
+ * next one whenever less than a message's worth is left to write. */
+static void conn_feed(Connection *conn)
+{
+	bool busy = conn->busy;
+
+	/* Answers given from the callback are written here, not in it. */
+	conn->busy = true;
+	for (;;) {
+		VarlinkCall *c = conn->active;
+		size_t before;
+
+		conn_flush(conn);
+		if (conn_is_dead(conn) || conn->fd < 0 || !c || c->answered || !c->drain_cb ||
+		    conn->out_bytes >= VARLINK_STREAM_LOW_WATER)
+			break;
+		before = conn->out_bytes;
+		varlink_call_ref(c);
+		c->drain_cb(c, c->drain_userdata);
+		bool sent = c->answered || conn->out_bytes != before;
+		varlink_call_unref(c);
+		if (!sent)
+			break; /* it had nothing now: asked again after the next write */
+	}
+	conn->busy = busy;
 }
 
 static void conn_settle(Connection *conn);
@@ -904,7 +979,12 @@ static int call_answer(VarlinkCall *c, const char *error, json_object *parameter
 			return -ENOMEM;
 	}
 
-	int r = msg ? call_send(c, msg) : 0;
+	int r = msg ? call_send(c, msg, !error) : 0;
+	if (r > 0) {
+		/* The error in its place ended the call. */
+		continues = false;
+		r = -EMSGSIZE;
+	}
 	if (!continues || r == -ENOTCONN)
 		call_finish(c);
 	/* Answered from outside the connection's pass (a method that replied
@@ -914,7 +994,7 @@ static int call_answer(VarlinkCall *c, const char *error, json_object *parameter
 	Connection *conn = c->conn;
 	if (!conn->busy && conn->linked) {
 		conn_ref(conn);
-		conn_flush(conn);
+		conn_feed(conn);
 		conn_update_events(conn);
 		conn_settle(conn);
 		conn_unref(conn);
@@ -1113,6 +1193,18 @@ int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall 
 		return -EINVAL;
 	c->disconnect_cb = cb;
 	c->disconnect_userdata = userdata;
+	return 0;
+}
+
+int varlink_call_set_drain_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
+				    void *userdata)
+{
+	if (!c || c->answered || c->conn->active != c || !(c->flags & VARLINK_CALL_MORE))
+		return -EINVAL;
+	c->drain_cb = cb;
+	c->drain_userdata = userdata;
+	/* First asked from the connection's pass, never from in here. */
+	conn_schedule(c->conn);
 	return 0;
 }
 
@@ -1379,7 +1471,7 @@ static void conn_process(Connection *conn)
 		else if (!STAILQ_EMPTY(&conn->requests) && !conn->active)
 			conn_schedule(conn); /* else the end of the active call does */
 	}
-	conn_flush(conn);
+	conn_feed(conn);
 	conn->busy = false;
 	if (conn->linked) {
 		conn_update_events(conn);
@@ -1622,6 +1714,7 @@ VarlinkServer *varlink_server_free(VarlinkServer *s)
 	free(s->url);
 	free(s->errno_error);
 	free(s->too_large_error);
+	free(s->reply_too_large_error);
 	free(s);
 	return NULL;
 }
@@ -1865,11 +1958,23 @@ int varlink_server_set_errno_error(VarlinkServer *s, const char *error)
 	return free_and_strdup(&s->errno_error, error);
 }
 
+int varlink_server_set_reply_too_large_error(VarlinkServer *s, const char *error)
+{
+	if (!s || !error || !strchr(error, '.'))
+		return -EINVAL;
+	return free_and_strdup(&s->reply_too_large_error, error);
+}
+
 int varlink_server_set_too_large_error(VarlinkServer *s, const char *error)
 {
 	if (!s || !error || !strchr(error, '.'))
 		return -EINVAL;
 	return free_and_strdup(&s->too_large_error, error);
+}
+
+size_t varlink_server_get_max_message_size(VarlinkServer *s)
+{
+	return s ? s->max_message_size : VARLINK_DEFAULT_MAX_MESSAGE_SIZE;
 }
 
 void varlink_server_set_max_message_size(VarlinkServer *s, size_t size)

@@ -72,6 +72,9 @@ typedef struct JsonDispatch JsonDispatch; /* json-dispatch.h */
 #define VARLINK_DEFAULT_MAX_FDS			16U
 #define VARLINK_DEFAULT_MAX_CONNECTIONS		1024U
 #define VARLINK_DEFAULT_MAX_CONNECTIONS_PER_UID 64U
+/* A stream fed by its drain callback is asked for its next message while
+ * less than this is left to write. */
+#define VARLINK_STREAM_LOW_WATER (256U * 1024)
 /* Pipelined requests queued per connection before we stop reading. */
 #define VARLINK_DEFAULT_MAX_QUEUED 64U
 
@@ -152,7 +155,13 @@ int varlink_server_set_errno_error(VarlinkServer *s, const char *error);
  * exceeds the size limit; copied.  Unset, such a connection is closed
  * without an answer, as for other protocol violations. */
 int varlink_server_set_too_large_error(VarlinkServer *s, const char *error);
+/* The error ({size, limit: bytes}) a call gets in place of a reply or
+ * notification larger than the size limit, which clients do not read
+ * either (sd-varlink's limit is 16 MiB too); it ends the call, and the
+ * call's answer returns -EMSGSIZE.  Unset, such answers are sent. */
+int varlink_server_set_reply_too_large_error(VarlinkServer *s, const char *error);
 void varlink_server_set_max_message_size(VarlinkServer *s, size_t size);
+size_t varlink_server_get_max_message_size(VarlinkServer *s);
 void varlink_server_set_max_fds(VarlinkServer *s, unsigned n); /* at most 253 (SCM_MAX_FD) */
 /* Connections beyond either limit are closed at once; root's connections
  * are not counted against either (root could do all it asks itself). */
@@ -208,6 +217,16 @@ static inline void varlink_call_unrefp(VarlinkCall **c)
  * before the final answer. */
 int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
 					 void *userdata);
+/* For a "more" call that makes its answers as the client reads them, and so
+ * holds no more than about VARLINK_STREAM_LOW_WATER plus one answer in
+ * the server's output: cb runs from the event loop whenever less than
+ * that is left to write, until the call is answered.  It sends the next
+ * answer (varlink_call_notify()) or the last; when it sends nothing, it
+ * runs again only after the connection has written something else.
+ * -EINVAL for a call without "more" or that is not the connection's
+ * active one. */
+int varlink_call_set_drain_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
+				    void *userdata);
 /* Fully qualified, e.g. "org.example.Service.Method". */
 const char *varlink_call_method(VarlinkCall *c);
 VarlinkCallFlags varlink_call_flags(VarlinkCall *c);

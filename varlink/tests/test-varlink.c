@@ -69,8 +69,11 @@ static const char test_idl[] = "# A service used only by test-varlink.\n"
 			       "method Hang() -> ()\n"
 			       "method Whoami() -> (pid: int, pidfdPid: int)\n"
 			       "method Declared() -> ()\n"
+			       "method Drain(count: int, size: int) -> (i: int, pad: string)\n"
+			       "method Big(size: int) -> (pad: string)\n"
 			       "error Error (errno: int, errnoName: ?string)\n"
-			       "error TooLarge (limit: int)\n";
+			       "error TooLarge (limit: int)\n"
+			       "error ReplyTooLarge (size: int, limit: int)\n";
 
 static VarlinkCall *slow_calls[8];
 static unsigned n_slow;
@@ -138,6 +141,89 @@ static int m_stream(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud
 			return r;
 	}
 	return varlink_call_reply(c, obj_int("i", a.count));
+}
+
+/* Drain: count answers of a size-byte string each, made by the drain
+ * callback as the client reads them. */
+typedef struct DrainState {
+	VarlinkCall *call;
+	int next, count;
+	size_t size;
+} DrainState;
+static DrainState drain_state;
+static unsigned drain_sent;
+static bool drain_disconnected;
+
+static json_object *obj_pad(const char *key, int64_t i, size_t size)
+{
+	json_object *o = obj_int(key, i);
+	char *pad = malloc(size + 1);
+
+	if (!pad)
+		exit(2);
+	memset(pad, 'x', size);
+	pad[size] = 0;
+	json_object_object_add(o, "pad", json_object_new_string(pad));
+	free(pad);
+	return o;
+}
+
+static void drain_next(VarlinkCall *c, void *ud)
+{
+	DrainState *d = ud;
+	json_object *o = obj_pad("i", d->next, d->size);
+	int r;
+
+	drain_sent++;
+	r = ++d->next >= d->count ? varlink_call_reply(c, o) : varlink_call_notify(c, o);
+	if (r < 0 || varlink_call_is_answered(c))
+		d->call = varlink_call_unref(d->call);
+}
+
+static void drain_disconnect(VarlinkCall *c, void *ud)
+{
+	DrainState *d = ud;
+
+	(void)c;
+	drain_disconnected = true;
+	d->call = varlink_call_unref(d->call);
+}
+
+static int m_drain(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	struct {
+		int count, size;
+	} a = {0};
+	static const JsonDispatch t[] = {
+		JSON_FIELD("count", JSON_T_INTEGER, json_dispatch_int, 0, JSON_MANDATORY, .min = 1,
+			   .max = 100000),
+		JSON_FIELD("size", JSON_T_INTEGER, json_dispatch_int, sizeof(int), JSON_MANDATORY,
+			   .min = 0, .max = 1 << 20),
+		{},
+	};
+	(void)ud;
+	(void)f;
+	int r = varlink_call_dispatch(c, p, t, &a);
+	if (r < 0)
+		return r;
+	drain_state =
+		(DrainState){.call = varlink_call_ref(c), .count = a.count, .size = (size_t)a.size};
+	r = varlink_call_set_drain_callback(c, drain_next, &drain_state);
+	if (r >= 0)
+		r = varlink_call_set_disconnect_callback(c, drain_disconnect, &drain_state);
+	if (r < 0)
+		drain_state.call = varlink_call_unref(drain_state.call);
+	return r;
+}
+
+static int m_big(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
+{
+	json_object *v = NULL;
+
+	(void)f;
+	(void)ud;
+	json_object_object_get_ex(p, "size", &v);
+	return varlink_call_reply(c, obj_pad("i", 0, (size_t)json_object_get_int(v)));
 }
 
 static int m_typed(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
@@ -298,6 +384,8 @@ static const VarlinkMethod test_methods[] = {
 	{"Hang", m_hang, 0},
 	{"Whoami", m_whoami, 0},
 	{"Declared", NULL, 0},
+	{"Drain", m_drain, 0},
+	{"Big", m_big, 0},
 	{},
 };
 
@@ -468,6 +556,13 @@ static int64_t jint(json_object *o, const char *path1, const char *path2)
 	if (path2 && !json_object_object_get_ex(v, path2, &v))
 		return INT64_MIN;
 	return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : INT64_MIN;
+}
+
+static json_object *jobj_params(json_object *o)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, "parameters", &v) ? v : NULL;
 }
 
 static bool jhas(json_object *o, const char *key)
@@ -788,6 +883,85 @@ static void test_oneway_more(void)
 	json_object_put(a);
 
 	client_free(c);
+}
+
+/* A stream fed as the client reads holds little in the server's output
+ * however much it sends in all; answers too large for a client become an
+ * error that ends the call, not a message it cannot read. */
+static void test_drain_and_reply_size(void)
+{
+	Client *c = client_new();
+	json_object *a;
+	bool good = true;
+	int i;
+
+	drain_sent = 0;
+	client_send(c, "{\"method\":\"org.example.Test.Drain\",\"parameters\":{\"count\":200,"
+		       "\"size\":32768},\"more\":true}");
+	pump(300);
+	/* Produced at once, 200 answers would be 6.4 MiB queued. */
+	ok(drain_sent > 0 && drain_sent < 64,
+	   "a drain-fed stream made %u of 200 answers before the client read any", drain_sent);
+	ok(varlink_call_set_drain_callback(drain_state.call, drain_next, &drain_state) == 0,
+	   "  (its callback can be set again)");
+	for (i = 0; i < 200 && good; i++) {
+		json_object *cont = NULL, *pad = NULL;
+
+		a = client_recv(c, 5000);
+		json_object_object_get_ex(a, "continues", &cont);
+		json_object_object_get_ex(jobj_params(a), "pad", &pad);
+		good = jint(a, "parameters", "i") == i &&
+		       json_object_get_boolean(cont) == (i < 199) &&
+		       json_object_get_string_len(pad) == 32768;
+		json_object_put(a);
+	}
+	ok(good && drain_sent == 200 && !drain_state.call,
+	   "  then all 200, in order, the last without continues (%d)", i);
+	a = call(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":5}}");
+	ok(jint(a, "parameters", "n") == 5, "  the connection serves the next call");
+	json_object_put(a);
+
+	ok(varlink_call_set_drain_callback(NULL, drain_next, NULL) == -EINVAL,
+	   "no drain callback without a call");
+	a = call(c, "{\"method\":\"org.example.Test.Drain\",\"parameters\":{\"count\":2,"
+		    "\"size\":1}}");
+	ok(is_error(a, "org.example.Test.Error", "errnoName", "EINVAL"),
+	   "nor for a call without more");
+	json_object_put(a);
+
+	a = call(c, "{\"method\":\"org.example.Test.Big\",\"parameters\":{\"size\":100000}}");
+	ok(streq_ptr(jstr(a, "error", NULL), "org.example.Test.ReplyTooLarge") &&
+		   jint(a, "parameters", "size") > 100000 &&
+		   jint(a, "parameters", "limit") == MAX_MSG,
+	   "a reply larger than the limit: ReplyTooLarge with its size and the limit");
+	json_object_put(a);
+	a = call(c, "{\"method\":\"org.example.Test.Big\",\"parameters\":{\"size\":1000}}");
+	ok(!jhas(a, "error") && json_object_get_string_len(
+					json_object_object_get(jobj_params(a), "pad")) == 1000,
+	   "  the connection stays; a smaller one is sent");
+	json_object_put(a);
+
+	drain_sent = 0;
+	client_send(c, "{\"method\":\"org.example.Test.Drain\",\"parameters\":{\"count\":5,"
+		       "\"size\":100000},\"more\":true}");
+	a = client_recv(c, 3000);
+	ok(streq_ptr(jstr(a, "error", NULL), "org.example.Test.ReplyTooLarge") &&
+		   !jhas(a, "continues") && drain_sent == 1 && !drain_state.call,
+	   "a notification too large ends its stream with the error");
+	json_object_put(a);
+
+	drain_sent = 0;
+	drain_disconnected = false;
+	client_send(c, "{\"method\":\"org.example.Test.Drain\",\"parameters\":{\"count\":100000,"
+		       "\"size\":32768},\"more\":true}");
+	a = client_recv(c, 3000);
+	json_object_put(a);
+	client_free(c);
+	pump(300);
+	unsigned sent = drain_sent;
+	pump(100);
+	ok(drain_disconnected && !drain_state.call && drain_sent == sent && sent < 100,
+	   "a client that leaves mid-stream: disconnected, no more made (%u)", sent);
 }
 
 static void test_fds(void)
@@ -1249,6 +1423,9 @@ int main(void)
 	if (r >= 0)
 		r = varlink_server_set_too_large_error(server, "org.example.Test.TooLarge");
 	if (r >= 0)
+		r = varlink_server_set_reply_too_large_error(server,
+							     "org.example.Test.ReplyTooLarge");
+	if (r >= 0)
 		r = varlink_server_set_idle_callback(server, on_idle, NULL);
 	if (r >= 0)
 		r = varlink_server_listen_path(server, sock_path, 0600);
@@ -1267,6 +1444,7 @@ int main(void)
 	test_pipelining();
 	test_iterations();
 	test_oneway_more();
+	test_drain_and_reply_size();
 	test_fds();
 	test_bad_input();
 	test_hangup();
