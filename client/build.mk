@@ -4,7 +4,7 @@
 # library for other programs
 CLIENT_LIB := $(B)/libmountd-client.a
 $(CLIENT_LIB): $(B)/client/libmountd-client.o $(B)/client/libmountd-list.o \
-		$(B)/client/libmountd-container.o
+		$(B)/client/libmountd-container.o $(B)/shared/json-scan.o
 	@rm -f $@
 	ar rcs $@ $^
 

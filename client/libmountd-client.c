@@ -576,12 +576,23 @@ char *mountd_reply_error_string(const MountdReply *r)
 		put_errno(f, p);
 		put_messages(f, p);
 	} else if (streq(e, MOUNTD_INTERFACE ".LimitExceeded")) {
-		fputs("this user has too many calls running, or has made too many lately; try again shortly", f);
+		fputs("this user has too many calls running, or has made too many lately; try "
+		      "again shortly",
+		      f);
 	} else if (streq(e, MOUNTD_INTERFACE ".MessageTooLarge")) {
 		int64_t limit = 0;
 
 		get_int(p, "limit", &limit);
 		fprintf(f, "request larger than mountd reads (%" PRIi64 " bytes)", limit);
+	} else if (streq(e, MOUNTD_INTERFACE ".ReplyTooLarge")) {
+		int64_t size = 0, limit = 0;
+
+		get_int(p, "size", &size);
+		get_int(p, "limit", &limit);
+		fprintf(f,
+			"answer of %" PRIi64 " bytes is larger than mountd sends at once (%" PRIi64
+			"); call with \"more\" to have it in parts",
+			size, limit);
 	} else if (streq(e, MOUNTD_INTERFACE ".NotSupported")) {
 		fprintf(f, "attribute '%s' is not supported here (no fsinfo() and no fallback)",
 			get_string(p, "attribute") ?: "?");

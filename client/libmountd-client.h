@@ -143,12 +143,19 @@ typedef struct MountdMountList {
 	/* An error reply, as mountd_client_call() gives it (error NULL and
 	 * parameters NULL for a list). */
 	MountdReply reply;
-	char *text; /* the reply's text, which the strings point into */
+	/* The texts of the replies (List comes in parts: "more"), which
+	 * the strings point into. */
+	char **texts;
+	size_t n_texts;
+	size_t n_allocated; /* of mounts */
 } MountdMountList;
 
 /* Call List with params (borrowed; NULL: {}) and fds, as mountd_client_call()
- * does.  0: either ret->reply.error is set, or ret->mounts holds every
- * mount of the reply.  -EBADMSG also for a reply that is no List reply. */
+ * does, with "more": the mounts may come in several replies.  0: either
+ * ret->reply.error is set (and no mounts), or ret->mounts holds every
+ * mount of every reply.  -EBADMSG also for a reply that is no List reply;
+ * a failure mid-stream leaves the connection unusable, as any transport
+ * failure does. */
 int mountd_client_list(MountdClient *c, json_object *params, const int *fds, size_t n_fds,
 		       MountdMountList *ret);
 void mountd_mount_list_done(MountdMountList *l);

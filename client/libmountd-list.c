@@ -18,19 +18,14 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "json-scan.h"
 #include "libmountd-client-internal.h"
 #include "libmountd-client.h"
 #include "util.h"
 
-/* Nesting no List reply comes near; a deeper value is refused, not
- * followed. */
-#define DEPTH_MAX 64
-
 static char *skip_ws(char *p)
 {
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
+	return (char *)json_scan_ws(p);
 }
 
 static int hex4(const char *p, unsigned *ret)
@@ -200,74 +195,14 @@ static int read_bool(char **pp, bool *ret)
 }
 
 /* Any value, unread (and unchanged: error replies go to json-c after). */
-static int skip_value(char **pp, unsigned depth)
+static int skip_value(char **pp)
 {
-	char *p = skip_ws(*pp);
-	int r;
+	const char *p = *pp;
+	int r = json_scan_value(&p);
 
-	if (depth > DEPTH_MAX)
-		return -EBADMSG;
-	switch (*p) {
-	case '"':
-		for (p++; *p != '"'; p++) {
-			if ((unsigned char)*p < 0x20)
-				return -EBADMSG;
-			if (*p == '\\' && !*++p)
-				return -EBADMSG;
-		}
-		*pp = p + 1;
-		return 0;
-	case '{':
-	case '[': {
-		char close = *p == '{' ? '}' : ']';
-
-		p = skip_ws(p + 1);
-		if (*p == close) {
-			*pp = p + 1;
-			return 0;
-		}
-		for (;;) {
-			if (close == '}') {
-				if (*p != '"')
-					return -EBADMSG; /* keys are strings */
-				r = skip_value(&p, depth + 1);
-				if (r < 0)
-					return r;
-				p = skip_ws(p);
-				if (*p++ != ':')
-					return -EBADMSG;
-			}
-			r = skip_value(&p, depth + 1);
-			if (r < 0)
-				return r;
-			p = skip_ws(p);
-			if (*p == close) {
-				*pp = p + 1;
-				return 0;
-			}
-			if (*p++ != ',')
-				return -EBADMSG;
-			p = skip_ws(p);
-		}
-	}
-	case 't':
-		*pp = p;
-		return read_literal(pp, "true");
-	case 'f':
-		*pp = p;
-		return read_literal(pp, "false");
-	case 'n':
-		*pp = p;
-		return read_literal(pp, "null");
-	default:
-		if (*p != '-' && (*p < '0' || *p > '9'))
-			return -EBADMSG;
-		while (*p == '-' || *p == '+' || *p == '.' || *p == 'e' || *p == 'E' ||
-		       (*p >= '0' && *p <= '9'))
-			p++;
-		*pp = p;
-		return 0;
-	}
+	if (r >= 0)
+		*pp = (char *)p;
+	return r;
 }
 
 /* The members of an object at *pp, one call of member() per key (a copy,
@@ -293,7 +228,7 @@ static int read_object(char **pp, MemberFn member, void *userdata)
 		r = read_string(&p, key, sizeof(key), NULL);
 		if (r == -ENOBUFS) {
 			key[0] = 0;
-			r = skip_value(&p, 0);
+			r = skip_value(&p);
 		}
 		if (r < 0)
 			return r;
@@ -373,7 +308,7 @@ static int attribute_member(const char *key, char **pp, void *userdata)
 				*attr |= attribute_flags[i].bit;
 			return r;
 		}
-	return skip_value(pp, 1);
+	return skip_value(pp);
 }
 
 typedef enum FieldKind {
@@ -478,7 +413,7 @@ static int mount_member(const char *key, char **pp, void *userdata)
 		mr->next = i + 1;
 		return read_field(&mount_fields[i], pp, mr->m);
 	}
-	return skip_value(pp, 2);
+	return skip_value(pp);
 }
 
 static int read_mount(char **pp, MountdMount *m)
@@ -506,7 +441,6 @@ typedef struct ReplyReading {
 static int read_mounts(char **pp, MountdMountList *l)
 {
 	char *p = skip_ws(*pp);
-	size_t size = 0;
 	int r;
 
 	if (*p++ != '[')
@@ -517,14 +451,14 @@ static int read_mounts(char **pp, MountdMountList *l)
 		return 0;
 	}
 	for (;;) {
-		if (l->n_mounts == size) {
-			MountdMount *m;
+		if (l->n_mounts == l->n_allocated) {
+			size_t n = l->n_allocated ? l->n_allocated * 2 : 256;
+			MountdMount *m = reallocarray(l->mounts, n, sizeof(*m));
 
-			size = size ? size * 2 : 256;
-			m = reallocarray(l->mounts, size, sizeof(*m));
 			if (!m)
 				return -ENOMEM;
 			l->mounts = m;
+			l->n_allocated = n;
 		}
 		r = read_mount(&p, &l->mounts[l->n_mounts]);
 		if (r < 0)
@@ -545,7 +479,7 @@ static int parameters_member(const char *key, char **pp, void *userdata)
 	ReplyReading *rr = userdata;
 
 	if (!streq(key, "mounts") || rr->error)
-		return skip_value(pp, 1);
+		return skip_value(pp);
 	if (rr->have_mounts)
 		return -EBADMSG;
 	rr->have_mounts = true;
@@ -558,20 +492,21 @@ static int reply_member(const char *key, char **pp, void *userdata)
 
 	if (streq(key, "error")) {
 		rr->error = true;
-		return skip_value(pp, 0);
+		return skip_value(pp);
 	}
 	if (streq(key, "continues"))
 		return read_bool(pp, &rr->continues);
 	if (streq(key, "parameters"))
 		return read_object(pp, parameters_member, rr);
-	return skip_value(pp, 0);
+	return skip_value(pp);
 }
 
-/* The text of one message (taken) into l. */
-static int read_reply(MountdMountList *l)
+/* One message's text (l's last) into l: its mounts added to those of
+ * the parts before, *ret_continues when more follow. */
+static int read_reply(MountdMountList *l, bool *ret_continues)
 {
 	ReplyReading rr = {.list = l};
-	char *p = l->text;
+	char *p = l->texts[l->n_texts - 1];
 	int r;
 
 	r = read_object(&p, reply_member, &rr);
@@ -579,13 +514,14 @@ static int read_reply(MountdMountList *l)
 		return r;
 	if (*skip_ws(p))
 		return -EBADMSG;
-	if (rr.continues)
-		return -EBADMSG; /* without "more" a server must not continue */
+	*ret_continues = rr.continues;
 	if (rr.error) {
-		/* Nothing of the text was written to: no mounts were read. */
-		if (rr.have_mounts)
+		/* Nothing of the text was written to: no mounts were read.
+		 * An error ends the call, however many parts came before. */
+		if (rr.have_mounts || rr.continues)
 			return -EBADMSG;
-		return client_parse_reply_text(l->text, &l->reply);
+		l->n_mounts = 0;
+		return client_parse_reply_text(l->texts[l->n_texts - 1], &l->reply);
 	}
 	return rr.have_mounts ? 0 : -EBADMSG;
 }
@@ -595,22 +531,47 @@ void mountd_mount_list_done(MountdMountList *l)
 	if (!l)
 		return;
 	free(l->mounts);
-	free(l->text);
+	for (size_t i = 0; i < l->n_texts; i++)
+		free(l->texts[i]);
+	free(l->texts);
 	mountd_reply_done(&l->reply);
 	*l = (MountdMountList){};
+}
+
+/* The next message's text into l->texts. */
+static int receive_part(MountdClient *c, MountdMountList *l)
+{
+	_cleanup_(mountd_reply_done) MountdReply fds = {};
+	char **t = reallocarray(l->texts, l->n_texts + 1, sizeof(char *));
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	l->texts = t;
+	/* A List reply names no fds: any that came are closed. */
+	r = client_receive_text(c, &l->texts[l->n_texts], &fds);
+	if (r < 0)
+		return r;
+	l->n_texts++;
+	return 0;
 }
 
 int mountd_client_list(MountdClient *c, json_object *params, const int *fds, size_t n_fds,
 		       MountdMountList *ret)
 {
+	bool continues = true;
 	int r;
 
 	*ret = (MountdMountList){};
-	r = client_send_call(c, "List", params, fds, n_fds, false, false);
-	if (r >= 0)
-		r = client_receive_text(c, &ret->text, &ret->reply);
-	if (r >= 0)
-		r = read_reply(ret);
+	/* "more": the mounts of a large namespace come in parts, none of
+	 * them larger than a message may be (a mountd before this answers
+	 * in one). */
+	r = client_send_call(c, "List", params, fds, n_fds, true, false);
+	while (r >= 0 && continues) {
+		r = receive_part(c, ret);
+		if (r >= 0)
+			r = read_reply(ret, &continues);
+	}
 	if (r < 0) {
 		mountd_mount_list_done(ret);
 		return r;

@@ -358,6 +358,69 @@ int call_raw(Ctx *c, const char *method, json_object *params, MountdReply *reply
 	return 0;
 }
 
+typedef struct Parts {
+	const char *array;
+	MountdReply *joined;
+} Parts;
+
+/* Each part's array after the first's; an error in place of them all. */
+static int join_part(MountdClient *client, MountdReply *part, void *userdata)
+{
+	Parts *p = userdata;
+	json_object *to, *from;
+
+	(void)client;
+	if (!p->joined->parameters || part->error) {
+		mountd_reply_done(p->joined);
+		*p->joined = *part;
+		*part = (MountdReply){};
+		return 0;
+	}
+	if (!json_object_object_get_ex(p->joined->parameters, p->array, &to) ||
+	    !json_object_object_get_ex(part->parameters, p->array, &from) ||
+	    !json_object_is_type(to, json_type_array) ||
+	    !json_object_is_type(from, json_type_array))
+		return -EBADMSG;
+	for (size_t i = 0; i < json_object_array_length(from); i++)
+		if (json_object_array_add(to, json_object_get(json_object_array_get_idx(from, i))) <
+		    0)
+			return -ENOMEM;
+	return 0;
+}
+
+int call_parts(Ctx *c, const char *method, const char *array, json_object *params,
+	       MountdReply *reply)
+{
+	Parts parts = {.array = array, .joined = reply};
+	int r;
+
+	*reply = (MountdReply){};
+	r = connect_daemon(c);
+	if (r) {
+		drop_fds(c);
+		return r;
+	}
+	verbose_call(c, method, params);
+	r = mountd_client_call_more(c->client, method, params, c->fds, c->n_fds, join_part, &parts);
+	drop_fds(c);
+	if (r >= 0 && !reply->parameters)
+		r = -EBADMSG;
+	reply->continues = false; /* the parts are joined */
+	if (r < 0) {
+		mountd_reply_done(reply);
+		err(c, "%s.%s: no answer from mountd: %s", MOUNTD_INTERFACE, method,
+		    r == -ECONNRESET ? "connection closed" : strerror(-r));
+		return EXIT_UNREACHABLE;
+	}
+	verbose_reply(c, method, reply);
+	if (reply->error) {
+		print_error(c, reply, NULL);
+		mountd_reply_done(reply);
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
 /* A call whose error ends the command: 0 with *reply the success reply, or
  * an exit code after printing the failure. */
 int call(Ctx *c, const char *method, json_object *params, MountdReply *reply)

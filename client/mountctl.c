@@ -539,7 +539,7 @@ static int cmd_list(Ctx *c, Args *a, int argc, char **argv)
 	r = params_new(c, &p);
 	if (r)
 		return r;
-	r = call(c, "List", p, &reply);
+	r = call_parts(c, "List", "mounts", p, &reply);
 	if (r)
 		return r;
 	json_object_object_get_ex(reply.parameters, "mounts", &mounts);

@@ -244,6 +244,10 @@ int call_raw(Ctx *c, const char *method, json_object *params, MountdReply *reply
 /* One call whose error ends the command: 0, or an exit code after printing
  * the failure. */
 int call(Ctx *c, const char *method, json_object *params, MountdReply *reply);
+/* call() with "more", for a method whose answer may come in parts (List):
+ * the parts' member array joined into the first's. */
+int call_parts(Ctx *c, const char *method, const char *array, json_object *params,
+	       MountdReply *reply);
 void print_done(Ctx *c, json_object *extra);
 void print_done_target(Ctx *c, const char *source, const char *target);
 json_object *messages_of(json_object *params);

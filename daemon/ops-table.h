@@ -172,6 +172,7 @@ char *ops_mounts_to_text(const OpsListResult *res);
 #define OPS_ERROR_NAME_PERMISSION	 "io.mountd.Mount.PermissionDenied"
 #define OPS_ERROR_NAME_LIMIT		 "io.mountd.Mount.LimitExceeded"
 #define OPS_ERROR_NAME_TOO_LARGE	 "io.mountd.Mount.MessageTooLarge"
+#define OPS_ERROR_NAME_REPLY_TOO_LARGE	 "io.mountd.Mount.ReplyTooLarge"
 #define OPS_ERROR_NAME_INVALID_PARAMETER "org.varlink.service.InvalidParameter"
 
 /* r < 0 of m (NULL: not a method's own failure) with log; the attribute for

@@ -335,8 +335,10 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 		pending_dec();
 		return;
 	}
-	if (r >= 0 && j->call.parameters_as_text)
+	if (r >= 0 && j->call.parameters_as_text) {
 		a.parameters = parameters_as_text(&reply->json);
+		a.text = a.parameters ? json_object_get_userdata(a.parameters) : NULL;
+	}
 	if (r >= 0 && !a.parameters) {
 		msg = reply->json ? json_tokener_parse(reply->json) : NULL;
 		if (!msg || !json_object_is_type(msg, json_type_object))

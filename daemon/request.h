@@ -23,7 +23,10 @@
 typedef struct RequestAnswer {
 	const char *error;	 /* NULL: a reply */
 	json_object *parameters; /* of the reply or the error; owned */
-	int *fds;		 /* owned; parameters name them by index */
+	/* With parameters_as_text: the worker's text that parameters
+	 * serializes to (owned by parameters), or NULL. */
+	const char *text;
+	int *fds; /* owned; parameters name them by index */
 	size_t n_fds;
 } RequestAnswer;
 

@@ -11,6 +11,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "json-scan.h"
 #include "ops-names.h"
 #include "request.h"
 #include "util.h"
@@ -112,11 +113,178 @@ static void vm_send(VarlinkCall *call, RequestAnswer *a)
 		(void)varlink_call_error_errno(call, r);
 }
 
+/* ---- an answer of one array in parts ("more": List) ------------------------ */
+
+/* About this much JSON of whole elements a part. */
+#define VM_PART_SIZE (256U * 1024)
+
+/* The answer {"KEY":[E, ...]} as the worker wrote it, sent as
+ * {"KEY":[E...]} parts of about VM_PART_SIZE, each when the client has
+ * taken most of the one before (varlink_call_set_drain_callback()): no
+ * message is larger than a client reads, however many mounts there are,
+ * and mountd holds the text once rather than again in its output. */
+typedef struct VmStream {
+	VarlinkCall *call;
+	json_object *owner; /* the answer's parameters: they own the text */
+	const char *text;
+	size_t prefix_len; /* {"KEY":[ */
+	const char *next;  /* the next element */
+} VmStream;
+
+typedef struct VmPart {
+	const VmStream *stream;
+	const char *start;
+	size_t len;
+} VmPart;
+
+static int serialize_part(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const VmPart *part = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	if (printbuf_memappend(pb, part->stream->text, (int)part->stream->prefix_len) < 0 ||
+	    printbuf_memappend(pb, part->start, (int)part->len) < 0 ||
+	    printbuf_memappend(pb, "]}", 2) < 0)
+		return -1;
+	return 0;
+}
+
+static void vm_stream_free(VmStream *st)
+{
+	(void)varlink_call_set_disconnect_callback(st->call, NULL, NULL);
+	varlink_call_unref(st->call);
+	json_object_put(st->owner);
+	free(st);
+}
+
+static void vm_stream_disconnected(VarlinkCall *call, void *userdata)
+{
+	(void)call;
+	vm_stream_free(userdata);
+}
+
+/* Whole elements from st->next on, up to about size bytes of them: the
+ * part ends at *ret_end and the next starts at *ret_next; *ret_last when
+ * the array ends there.  -EBADMSG for text that is no array of values. */
+static int vm_stream_cut(const VmStream *st, size_t size, const char **ret_end,
+			 const char **ret_next, bool *ret_last)
+{
+	const char *p = st->next;
+
+	*ret_last = false;
+	while ((size_t)(p - st->next) < size) {
+		if (json_scan_value(&p) < 0)
+			return -EBADMSG;
+		*ret_end = p;
+		p = json_scan_ws(p);
+		if (*p == ']') {
+			p = json_scan_ws(p + 1);
+			if (*p != '}' || *json_scan_ws(p + 1))
+				return -EBADMSG;
+			*ret_last = true;
+			break;
+		}
+		if (*p++ != ',')
+			return -EBADMSG;
+		p = json_scan_ws(p);
+	}
+	*ret_next = p;
+	return 0;
+}
+
+/* The next part, or the last as the final reply. */
+static void vm_stream_next(VarlinkCall *call, void *userdata)
+{
+	VmStream *st = userdata;
+	/* Well below what a message may be, which memory.max can make
+	 * smaller than VM_PART_SIZE (mountd.c). */
+	size_t size = MIN(VM_PART_SIZE,
+			  varlink_server_get_max_message_size(varlink_call_server(call)) / 2);
+	const char *end = st->next, *next;
+	json_object *o = NULL;
+	VmPart part;
+	bool last;
+	int r;
+
+	r = vm_stream_cut(st, size, &end, &next, &last);
+	if (r == -EBADMSG)
+		fprintf(stderr, "<3>mountd: a worker's answer of %zu bytes is no array at %zu\n",
+			strlen(st->text), (size_t)(st->next - st->text));
+	if (r >= 0 && !(o = json_object_new_object()))
+		r = -ENOMEM;
+	if (r < 0) {
+		(void)varlink_call_error_errno(call, r);
+		vm_stream_free(st);
+		return;
+	}
+	part = (VmPart){.stream = st, .start = st->next, .len = (size_t)(end - st->next)};
+	/* Written out before notify()/reply() return: part may be on the stack. */
+	json_object_set_serializer(o, serialize_part, &part, NULL);
+	st->next = next;
+	if (last) {
+		(void)varlink_call_reply(call, o);
+		vm_stream_free(st);
+		return;
+	}
+	r = varlink_call_notify(call, o);
+	if (r < 0) {
+		/* Over (-ENOTCONN, -EMSGSIZE: answered), or not. */
+		if (!varlink_call_is_answered(call))
+			(void)varlink_call_error_errno(call, r);
+		vm_stream_free(st);
+	}
+}
+
+/* 1 when a's parameters went to a stream (taken), 0 when they are no
+ * array with elements to send in parts. */
+static int vm_stream_start(VarlinkCall *call, RequestAnswer *a)
+{
+	const char *p = a->text;
+	VmStream *st;
+	int r;
+
+	if (!p || a->error || a->n_fds > 0 || *p++ != '{' || *p != '"' || json_scan_value(&p) < 0)
+		return 0;
+	p = json_scan_ws(p);
+	if (*p++ != ':')
+		return 0;
+	p = json_scan_ws(p);
+	if (*p++ != '[' || *json_scan_ws(p) == ']')
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	*st = (VmStream){
+		.call = varlink_call_ref(call),
+		.owner = TAKE_PTR(a->parameters),
+		.text = a->text,
+		.prefix_len = (size_t)(p - a->text),
+		.next = json_scan_ws(p),
+	};
+	r = varlink_call_set_drain_callback(call, vm_stream_next, st);
+	if (r >= 0)
+		r = varlink_call_set_disconnect_callback(call, vm_stream_disconnected, st);
+	if (r < 0) {
+		a->parameters = TAKE_PTR(st->owner);
+		(void)varlink_call_set_drain_callback(call, NULL, NULL);
+		vm_stream_free(st);
+		return r;
+	}
+	return 1;
+}
+
 static void vm_done(RequestAnswer *a, void *userdata)
 {
 	VmCall *v = userdata;
+	int r = 0;
 
-	vm_send(v->call, a);
+	if (varlink_call_flags(v->call) & VARLINK_CALL_MORE)
+		r = vm_stream_start(v->call, a);
+	if (r < 0)
+		(void)varlink_call_error_errno(v->call, r);
+	else if (r == 0)
+		vm_send(v->call, a);
 	vm_call_free(v);
 }
 
@@ -264,6 +432,9 @@ int varlink_mount_register(VarlinkServer *s)
 	if (r < 0)
 		return r;
 	r = varlink_server_set_too_large_error(s, OPS_ERROR_NAME_TOO_LARGE);
+	if (r < 0)
+		return r;
+	r = varlink_server_set_reply_too_large_error(s, OPS_ERROR_NAME_REPLY_TOO_LARGE);
 	if (r < 0)
 		return r;
 	return varlink_server_set_errno_error(s, OPS_ERROR_NAME_INTERNAL);

@@ -1,7 +1,10 @@
 #!/bin/bash
 # mountd List against /proc/PID/mountinfo, mount by mount, in a namespace of
 # 10000 mounts: named by pid, by nsfs fd, and a namespace no process is in
-# (kept by a bind mount of its nsfs file), which has sources too.
+# (kept by a bind mount of its nsfs file), which has sources too.  With
+# "more" the mounts come in parts; a List larger than mountd sends at once
+# (made so here by a memory limit: 2 MiB) is ReplyTooLarge without "more",
+# and whole with it and through mountctl.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
@@ -58,6 +61,56 @@ check "  has the source of its tmpfs and of every mount" \
 	jtest "$work/lonely" 'any(m.get("source") == "lonely-src" and m["mountPoint"] == "/mnt" for m in p["mounts"]) and all("source" in m for m in p["mounts"])'
 umount -l /run/list-ns/mnt
 umount -l /run/list-ns
+
+# "more": parts of whole mounts, in order, each far below what a client
+# reads, together every mount once.
+n_info=$(wc -l <"/proc/$ns/mountinfo")
+check "List by pid with more" call parts List "{\"namespace\":{\"pid\":$ns}}" --more
+check "  in parts (a 4 MB answer), each at most 300 kB, the last alone without continues" \
+	python3 -c 'import json,sys
+lines=[l for l in open(sys.argv[1]) if l.strip()]
+rs=[json.loads(l) for l in lines]
+assert len(rs) >= 8, len(rs)
+assert all(len(l) < 300000 for l in lines), max(map(len, lines))
+assert all(r.get("continues") for r in rs[:-1]) and not rs[-1].get("continues")
+ids=[m["id"] for r in rs for m in r["parameters"]["mounts"]]
+assert len(ids) == len(set(ids)) == int(sys.argv[2]), (len(ids), len(set(ids)))' \
+	"$work/parts" "$n_info"
+check "  together equal the namespace's mountinfo, mount by mount" \
+	$CMP "$work/parts" "/proc/$ns/mountinfo" "$devroot"
+check "  and statmount()'s IDs, parents, attributes and propagation" \
+	nsenter -t "$ns" -m python3 "$TOP/tests/guest/list-vs-statmount.py" "$work/parts"
+
+# Under MemoryMax=64M mountd sends at most 2 MiB a message (daemon/mountd.c).
+stop_mountd
+rm -f $SOCK
+systemd-run --scope --quiet -p MemoryMax=64M -p MemorySwapMax=0 "$BUILD/mountd" \
+	2>"$work/mountd.log" &
+mountd=$!
+for _ in $(seq 100); do [ -S $SOCK ] && break; sleep 0.1; done
+check_output "mountd under MemoryMax=64M sends at most 2 MiB" "messages up to 2097152 bytes" \
+	cat "$work/mountd.log"
+check_fails "List without more: refused" call toolarge List "{\"namespace\":{\"pid\":$ns}}"
+check "  ReplyTooLarge, with the answer's size and the limit" \
+	jtest "$work/toolarge" 'r.get("error") == "io.mountd.Mount.ReplyTooLarge" and p["size"] > p["limit"] == 2097152'
+check "  mountd says why" grep -q "is larger than 2097152, sending io.mountd.Mount.ReplyTooLarge" \
+	"$work/mountd.log"
+check "with more: every mount" call parts2 List "{\"namespace\":{\"pid\":$ns}}" --more
+check "  equal to the namespace's mountinfo" \
+	$CMP "$work/parts2" "/proc/$ns/mountinfo" "$devroot"
+check_output "mountctl list: a line for every mount" "^$((n_info + 1))\$" \
+	bash -c "$BUILD/mountctl list -p $ns --list | wc -l"
+check_output "  the last of them too" "^/mnt/many/m9999 +src9999 " \
+	bash -c "$BUILD/mountctl list -p $ns --list -S src9999"
+# A client that leaves mid-stream: the stream ends with it.
+fds_before=$(ls /proc/$mountd/fd | wc -l)
+check "a client that reads one part and leaves" call onepart List \
+	"{\"namespace\":{\"pid\":$ns}}" --more --count 1
+sleep 1
+check_output "  mountd holds no more fds than before" "^$fds_before\$" \
+	bash -c "ls /proc/$mountd/fd | wc -l"
+check "  and serves the next" call after Info '{"path":"/"}'
+check "mountd is the same process" kill -0 "$mountd"
 
 stop_mountd
 kill "$ns" 2>/dev/null

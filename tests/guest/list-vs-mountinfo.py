@@ -46,7 +46,8 @@ def main():
     reply, info = sys.argv[1], sys.argv[2]
     devroot = sys.argv[3] if len(sys.argv) > 3 else None
     lines = [l for l in open(reply) if l.strip()]
-    got = {m["oldId"]: m for m in json.loads(lines[-1])["parameters"]["mounts"]}
+    # A List called with "more" answers in parts: their mounts in order.
+    got = {m["oldId"]: m for l in lines for m in json.loads(l)["parameters"]["mounts"]}
     want = mountinfo(info, devroot)
     bad = []
     if set(got) != set(want):

@@ -44,7 +44,7 @@ def statmount(mnt_id):
 
 def main():
     lines = [l for l in open(sys.argv[1]) if l.strip()]
-    mounts = json.loads(lines[-1])["parameters"]["mounts"]
+    mounts = [m for l in lines for m in json.loads(l)["parameters"]["mounts"]]
     bad = []
     for m in mounts:
         want = statmount(m["id"])

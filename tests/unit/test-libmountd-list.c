@@ -4,7 +4,8 @@
  * json-c reads the same text (thousands of mounts with every kind of
  * escape, written by json-c), escapes, null and absent values, keys it
  * does not know, key order, whitespace, replies split over reads and two
- * in one read, error replies, and replies it must refuse.
+ * in one read, error replies, and replies it must refuse; List asked with
+ * "more", its mounts in parts, and an error after a part.
  */
 
 #include <errno.h>
@@ -34,14 +35,19 @@ static void peer_send(int fd, const char *text, size_t len)
 	}
 }
 
+/* Every List call asks for its mounts in parts. */
 static void peer_wait_call(int fd)
 {
-	char c;
+	char call[4096];
+	size_t n = 0;
 
 	do
-		if (read(fd, &c, 1) != 1)
+		if (read(fd, &call[n], 1) != 1)
 			_exit(0);
-	while (c != 0);
+	while (call[n] != 0 && ++n < sizeof(call) - 1);
+	call[n] = 0;
+	if (!strstr(call, "\"more\":true"))
+		_exit(91);
 }
 
 /* A mount entry as mountd writes it, strings from json-c. */
@@ -132,6 +138,26 @@ static const char *const bad[] = {
 	"{\"parameters\":{\"mounts\":[{\"fsType\":\"\\udc00\"}]}}",
 	/* unterminated */
 	"{\"parameters\":{\"mounts\":[{\"fsType\":\"abc",
+	/* an error that goes on */
+	"{\"error\":\"io.mountd.Mount.InternalError\",\"parameters\":{},\"continues\":true}",
+};
+
+/* Parts: three mounts in three replies, the last without continues (each
+ * write a reply of its own, the strings point into each); then a part and
+ * an error. */
+#define PART_MOUNT(id, type, minor)                                                           \
+	"{\"id\":" id ",\"parentId\":1,\"oldId\":" id ",\"oldParentId\":1,\"fsType\":\"" type \
+	"\",\"root\":\"/\",\"mountPoint\":\"/" id "\",\"attributes\":{},\"propagation\":"     \
+	"\"private\",\"peerGroup\":0,\"master\":0,\"device\":\"0:" minor "\"}"
+static const char *const parts[] = {
+	"{\"parameters\":{\"mounts\":[" PART_MOUNT("1", "one", "1") "]},\"continues\":true}",
+	"{\"continues\":true,\"parameters\":{\"mounts\":[" PART_MOUNT("2", "two", "2") "]}}",
+	"{\"parameters\":{\"mounts\":[" PART_MOUNT("3", "three", "3") "]}}",
+};
+static const char *const part_then_error[] = {
+	"{\"parameters\":{\"mounts\":[" PART_MOUNT("1", "one", "1") "]},\"continues\":true}",
+	"{\"error\":\"io.mountd.Mount.InternalError\",\"parameters\":{\"errno\":12,"
+	"\"errnoName\":\"ENOMEM\"}}",
 };
 
 static const char error_reply[] = "{\"parameters\":{\"reason\":\"not "
@@ -155,6 +181,14 @@ static void peer(int fd, const char *big)
 	}
 	peer_wait_call(fd);
 	peer_send(fd, two, sizeof(two));
+	peer_wait_call(fd);
+	for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+		peer_send(fd, parts[i], strlen(parts[i]) + 1);
+		usleep(10000);
+	}
+	peer_wait_call(fd);
+	for (size_t i = 0; i < ELEMENTSOF(part_then_error); i++)
+		peer_send(fd, part_then_error[i], strlen(part_then_error[i]) + 1);
 	peer_wait_call(fd);
 	_exit(0);
 }
@@ -278,7 +312,7 @@ int main(void)
 
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		k = mountd_client_list(c, NULL, NULL, 0, &l);
-		ok(k == -EBADMSG && !l.mounts && !l.text, "refused: bad reply %zu (%d)", i, k);
+		ok(k == -EBADMSG && !l.mounts && !l.texts, "refused: bad reply %zu (%d)", i, k);
 	}
 
 	k = mountd_client_list(c, NULL, NULL, 0, &l);
@@ -286,6 +320,19 @@ int main(void)
 	mountd_mount_list_done(&l);
 	k = mountd_client_list(c, NULL, NULL, 0, &l);
 	ok(k == 0 && l.n_mounts == 0 && !l.reply.error, "... and the second, already read");
+	mountd_mount_list_done(&l);
+
+	k = mountd_client_list(c, NULL, NULL, 0, &l);
+	ok(k == 0 && !l.reply.error && l.n_mounts == 3 && l.n_texts == 3,
+	   "three parts: three mounts, three texts (%d, %zu, %zu)", k, l.n_mounts, l.n_texts);
+	ok(l.n_mounts == 3 && l.mounts[0].id == 1 && streq(l.mounts[0].fstype, "one") &&
+		   streq(l.mounts[1].mount_point, "/2") && l.mounts[2].dev_minor == 3 &&
+		   streq(l.mounts[2].fstype, "three"),
+	   "  in order, each part's strings intact");
+	mountd_mount_list_done(&l);
+	k = mountd_client_list(c, NULL, NULL, 0, &l);
+	ok(k == 0 && streq_ptr(l.reply.error, "io.mountd.Mount.InternalError") && l.n_mounts == 0,
+	   "an error after a part: the error, no mounts (%d, %zu)", k, l.n_mounts);
 	mountd_mount_list_done(&l);
 
 	c = mountd_client_free(c);
