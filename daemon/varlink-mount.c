@@ -116,7 +116,7 @@ static void vm_send(VarlinkCall *call, RequestAnswer *a)
 /* ---- an answer of one array in parts ("more": List) ------------------------ */
 
 /* About this much JSON of whole elements a part. */
-#define VM_PART_SIZE (256U * 1024)
+#define VM_PART_SIZE (1024U * 1024)
 
 /* The answer {"KEY":[E, ...]} as the worker wrote it, sent as
  * {"KEY":[E...]} parts of about VM_PART_SIZE, each when the client has
