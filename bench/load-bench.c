@@ -6,9 +6,9 @@
  *
  * Bench (no -g): in a private mount namespace, as root, requests/s with 1,
  * 2, 8 and 32 clients (-l), the levels interleaved round by round; then a
- * soak of -N requests; mountd's RSS and fd counts, and its workers', when
- * it is idle after start, busy, and idle again after the levels and after
- * the soak.  One table on stdout, a CSV with -o (bench/README.md).
+ * soak of -N requests in four parts; mountd's RSS and fd counts, and its
+ * workers', when it is idle after start, busy, and idle again after the
+ * levels and after each part of the soak.  One table on stdout, a CSV with -o (bench/README.md).
  *
  * Load (-g, for tests/guest/75-mountd-load.sh): client groups of given
  * uids into the namespace of -p, each client a bounded number of requests;
@@ -733,6 +733,9 @@ static void csv_row(FILE *f, const char *section, const char *method, BenchStats
 			st.min * 1e6, st.max * 1e6, ratio);
 }
 
+/* The soak's parts, an idle snapshot after each. */
+#define SOAK_PARTS 4
+
 static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, unsigned rounds,
 		      unsigned soak, const char *csv)
 {
@@ -740,7 +743,9 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 	_cleanup_(mountd_client_freep) MountdClient *ctl = NULL;
 	_cleanup_fclose_ FILE *out = NULL;
 	Level lv[MAX_LEVELS] = {};
-	Snapshot snaps[5];
+	/* Start, busy, after the levels, busy in the soak, after each part. */
+	Snapshot snaps[4 + SOAK_PARTS];
+	unsigned n_snaps = 3;
 	unsigned busiest = 0;
 	char busy[64];
 	struct ucred cred;
@@ -785,20 +790,35 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 	wait_idle(cred.pid, 60);
 	snaps[2] = snapshot(cred.pid, "idle after the levels");
 	if (soak) {
-		Level s = {.clients = 8,
-			   .mid_pid = cred.pid,
-			   .mid_when = "busy: soak, mid-way",
-			   .mid = &snaps[3]};
-		double t = 0;
+		/* In parts, each followed by an idle snapshot: growth shows
+		 * as a rise from part to part, not only against the start. */
+		static char when[SOAK_PARTS][48];
+		unsigned per_part = soak / SOAK_PARTS / 8 / M_COUNT * 8 * M_COUNT, done = 0, errors = 0;
+		double elapsed = 0;
 
-		s.per_req = &t;
-		level_round(&s, soak);
-		wait_idle(cred.pid, 60);
-		snaps[4] = snapshot(cred.pid, "idle after the soak");
-		for (unsigned m = 0; m < M_COUNT; m++)
-			free(s.lat[m]);
-		printf("soak: %u requests by 8 clients, %.0f requests/s, %u errors\n",
-		       soak / 8 / M_COUNT * 8 * M_COUNT, t ? 1 / t : 0, s.errors);
+		n_snaps = 4;
+		for (unsigned part = 0; part < SOAK_PARTS; part++) {
+			Level s = {.clients = 8};
+			double t = 0;
+
+			s.per_req = &t;
+			if (part == (SOAK_PARTS - 1) / 2) {
+				s.mid_pid = cred.pid;
+				s.mid_when = "busy: soak, mid-way";
+				s.mid = &snaps[3];
+			}
+			level_round(&s, per_part);
+			done += per_part;
+			elapsed += t * per_part;
+			errors += s.errors;
+			wait_idle(cred.pid, 60);
+			snprintf(when[part], sizeof(when[part]), "idle after %u soak requests", done);
+			snaps[n_snaps++] = snapshot(cred.pid, when[part]);
+			for (unsigned m = 0; m < M_COUNT; m++)
+				free(s.lat[m]);
+		}
+		printf("soak: %u requests by 8 clients in %u parts, %.0f requests/s, %u errors\n",
+		       done, SOAK_PARTS, elapsed > 0 ? done / elapsed : 0, errors);
 	}
 
 	if (csv) {
@@ -845,7 +865,7 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 	       "with it)\n%-28s %8s %8s %8s %5s %8s %10s %8s\n",
 	       (int)cred.pid, "when", "RSS KiB", "anon", "file", "fds", "workers", "wRSS KiB",
 	       "w fds");
-	for (unsigned i = 0; i < (soak ? 5U : 3U); i++)
+	for (unsigned i = 0; i < n_snaps; i++)
 		print_snapshot(&snaps[i]);
 	for (unsigned k = 0; k < n_levels; k++) {
 		free(lv[k].per_req);
