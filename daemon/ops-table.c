@@ -745,6 +745,7 @@ const OpsMethod ops_methods[] = {
 		.execute = list_execute,
 		.result_done = list_result_done,
 		.reply = list_reply,
+		.reply_in_parts = "mounts",
 	},
 	{
 		.name = "Watch",

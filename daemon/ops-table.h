@@ -114,6 +114,10 @@ typedef struct OpsMethod {
 				   OpsResult *res);
 	void (*result_done)(OpsResult *res);
 	const OpsReplyField *reply;
+	/* Called with "more" (varlink), the reply, which is this array
+	 * alone, comes in parts of whole elements (List: "mounts"); NULL:
+	 * in one reply. */
+	const char *reply_in_parts;
 	/* D-Bus: positional arguments (then "a{sv} options", unless
 	 * bus_no_options), and the reply of Watch, which is an object path. */
 	const OpsBusArg *bus_args;

@@ -236,21 +236,21 @@ static void vm_stream_next(VarlinkCall *call, void *userdata)
 	}
 }
 
-/* 1 when a's parameters went to a stream (taken), 0 when they are no
- * array with elements to send in parts. */
-static int vm_stream_start(VarlinkCall *call, RequestAnswer *a)
+/* 1 when a's parameters went to a stream (taken), 0 when they are to go
+ * in one reply: a method without parts, no such array, or an empty one. */
+static int vm_stream_start(VarlinkCall *call, const OpsMethod *m, RequestAnswer *a)
 {
-	const char *p = a->text;
+	char prefix[64];
+	size_t n;
 	VmStream *st;
 	int r;
 
-	if (!p || a->error || a->n_fds > 0 || *p++ != '{' || *p != '"' || json_scan_value(&p) < 0)
+	if (!m->reply_in_parts || !a->text || a->error || a->n_fds > 0)
 		return 0;
-	p = json_scan_ws(p);
-	if (*p++ != ':')
-		return 0;
-	p = json_scan_ws(p);
-	if (*p++ != '[' || *json_scan_ws(p) == ']')
+	/* As the worker writes it: the array alone, in no other shape. */
+	n = (size_t)snprintf(prefix, sizeof(prefix), "{\"%s\":[", m->reply_in_parts);
+	if (n >= sizeof(prefix) || strncmp(a->text, prefix, n) != 0 ||
+	    *json_scan_ws(a->text + n) == ']')
 		return 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -259,8 +259,8 @@ static int vm_stream_start(VarlinkCall *call, RequestAnswer *a)
 		.call = varlink_call_ref(call),
 		.owner = TAKE_PTR(a->parameters),
 		.text = a->text,
-		.prefix_len = (size_t)(p - a->text),
-		.next = json_scan_ws(p),
+		.prefix_len = n,
+		.next = json_scan_ws(a->text + n),
 	};
 	r = varlink_call_set_drain_callback(call, vm_stream_next, st);
 	if (r >= 0)
@@ -280,7 +280,7 @@ static void vm_done(RequestAnswer *a, void *userdata)
 	int r = 0;
 
 	if (varlink_call_flags(v->call) & VARLINK_CALL_MORE)
-		r = vm_stream_start(v->call, a);
+		r = vm_stream_start(v->call, call_method(v->call), a);
 	if (r < 0)
 		(void)varlink_call_error_errno(v->call, r);
 	else if (r == 0)

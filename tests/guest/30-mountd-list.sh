@@ -81,6 +81,17 @@ check "  together equal the namespace's mountinfo, mount by mount" \
 check "  and statmount()'s IDs, parents, attributes and propagation" \
 	nsenter -t "$ns" -m python3 "$TOP/tests/guest/list-vs-statmount.py" "$work/parts"
 
+# Only List comes in parts: other methods called with "more" answer once,
+# Unmount too, whose reply is one array (its steps).
+mkdir -p /run/list-more
+check "Create with more: one reply" call cmore Create \
+	'{"fsType":"tmpfs","placement":{"path":"/run/list-more"}}' --more
+check "  without continues" jtest "$work/cmore" 'len(rs) == 1 and "continues" not in r and p["mountId"] > 0'
+check "Unmount with more: one reply" call umore Unmount '{"path":"/run/list-more"}' --more
+check "  without continues, its steps whole" \
+	jtest "$work/umore" 'len(rs) == 1 and "continues" not in r and "error" not in r and any(s["step"] == "umount" for s in p["steps"])'
+check_fails "  and the mount is gone" mountpoint -q /run/list-more
+
 # Under MemoryMax=64M mountd sends at most 2 MiB a message (daemon/mountd.c).
 stop_mountd
 rm -f $SOCK
