@@ -576,8 +576,8 @@ char *mountd_reply_error_string(const MountdReply *r)
 		put_errno(f, p);
 		put_messages(f, p);
 	} else if (streq(e, MOUNTD_INTERFACE ".LimitExceeded")) {
-		fputs("this user has too many calls running, or has made too many lately; try "
-		      "again shortly",
+		fputs("this user has too many calls running, has made too many lately, or has "
+		      "not read its answers; try again shortly",
 		      f);
 	} else if (streq(e, MOUNTD_INTERFACE ".MessageTooLarge")) {
 		int64_t limit = 0;

@@ -262,6 +262,8 @@ static int vm_stream_start(VarlinkCall *call, const OpsMethod *m, RequestAnswer 
 		.prefix_len = n,
 		.next = json_scan_ws(a->text + n),
 	};
+	/* Counted against the caller's unread answers until the last part. */
+	varlink_call_set_held(call, strlen(a->text));
 	r = varlink_call_set_drain_callback(call, vm_stream_next, st);
 	if (r >= 0)
 		r = varlink_call_set_disconnect_callback(call, vm_stream_disconnected, st);
@@ -435,6 +437,9 @@ int varlink_mount_register(VarlinkServer *s)
 	if (r < 0)
 		return r;
 	r = varlink_server_set_reply_too_large_error(s, OPS_ERROR_NAME_REPLY_TOO_LARGE);
+	if (r < 0)
+		return r;
+	r = varlink_server_set_held_limit_error(s, OPS_ERROR_NAME_LIMIT);
 	if (r < 0)
 		return r;
 	return varlink_server_set_errno_error(s, OPS_ERROR_NAME_INTERNAL);

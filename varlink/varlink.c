@@ -170,7 +170,7 @@ struct Connection {
 struct VarlinkServer {
 	sd_event *event;
 	char *vendor, *product, *version, *url;
-	char *errno_error, *too_large_error, *reply_too_large_error;
+	char *errno_error, *too_large_error, *reply_too_large_error, *held_error;
 	STAILQ_HEAD(, Interface) interfaces; /* in registration order */
 	SLIST_HEAD(, Listener) listeners;
 	LIST_HEAD(, Connection) connections;
@@ -201,6 +201,7 @@ struct VarlinkCall {
 	void *disconnect_userdata;
 	void (*drain_cb)(VarlinkCall *, void *);
 	void *drain_userdata;
+	size_t held; /* varlink_call_set_held() */
 };
 
 static uint64_t now_usec(void)
@@ -892,24 +893,73 @@ static int call_send_too_large(VarlinkCall *c, size_t size)
 	return conn_enqueue(c->conn, msg, NULL, 0, SIZE_MAX, &unused);
 }
 
-/* 1 when an answer too large was replaced by the error for it. */
+/* What a uid's connections hold for their clients: output not written
+ * yet, and what their calls keep to send (varlink_call_set_held()). */
+static size_t uid_held(VarlinkServer *s, uid_t uid)
+{
+	Connection *c;
+	size_t n = 0;
+
+	LIST_FOREACH(c, &s->connections, link)
+	if (c->ucred.uid == uid)
+		n += c->out_bytes + (c->active ? c->active->held : 0);
+	return n;
+}
+
+/* In place of an answer past its uid's limit: the error for it, no
+ * parameters, which ends the call. */
+static int call_send_held(VarlinkCall *c)
+{
+	_cleanup_json_ json_object *msg = json_object_new_object();
+	size_t unused;
+
+	if (!msg ||
+	    json_object_object_add(msg, "error",
+				   json_object_new_string(c->conn->server->held_error)) < 0 ||
+	    json_object_object_add(msg, "parameters", json_object_new_object()) < 0)
+		return -ENOMEM;
+	fds_free(c->out_fds, c->n_out_fds);
+	c->out_fds = NULL;
+	c->n_out_fds = 0;
+	return conn_enqueue(c->conn, msg, NULL, 0, SIZE_MAX, &unused);
+}
+
+/* 1 when an answer too large, or past its uid's limit, was replaced by
+ * the error for it. */
 static int call_send(VarlinkCall *c, json_object *msg, bool reply)
 {
 	Connection *conn = c->conn;
 	VarlinkServer *s = conn->server;
-	size_t size = 0;
+	size_t size = 0, max = SIZE_MAX, room = SIZE_MAX;
 	int r;
 
 	if (conn_is_dead(conn))
 		return -ENOTCONN;
-	r = conn_enqueue(conn, msg, c->out_fds, c->n_out_fds,
-			 reply && s->reply_too_large_error ? s->max_message_size : SIZE_MAX, &size);
-	if (r == -EMSGSIZE) {
+	if (reply && s->reply_too_large_error)
+		max = s->max_message_size;
+	if (reply && s->held_error && conn->ucred.uid != 0) {
+		size_t held = uid_held(s, conn->ucred.uid), limit = VARLINK_HELD_PER_UID(s);
+
+		room = held < limit ? limit - held : 0;
+	}
+	r = conn_enqueue(conn, msg, c->out_fds, c->n_out_fds, MIN(max, room), &size);
+	if (r == -EMSGSIZE && size > max) {
 		char d[32];
 
 		log_vl(SD_NOTICE, "answer of %zu bytes to %s is larger than %zu, sending %s", size,
 		       conn_describe(conn, d), s->max_message_size, s->reply_too_large_error);
 		r = call_send_too_large(c, size);
+		return r < 0 ? r : 1;
+	}
+	if (r == -EMSGSIZE) {
+		char d[32];
+
+		log_vl(SD_NOTICE,
+		       "answer of %zu bytes to %s would make its uid's unread answers more than "
+		       "%zu bytes, sending %s",
+		       size, conn_describe(conn, d), (size_t)VARLINK_HELD_PER_UID(s),
+		       s->held_error);
+		r = call_send_held(c);
 		return r < 0 ? r : 1;
 	}
 	if (r < 0)
@@ -1194,6 +1244,12 @@ int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall 
 	c->disconnect_cb = cb;
 	c->disconnect_userdata = userdata;
 	return 0;
+}
+
+void varlink_call_set_held(VarlinkCall *c, size_t bytes)
+{
+	if (c)
+		c->held = bytes;
 }
 
 int varlink_call_set_drain_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
@@ -1715,6 +1771,7 @@ VarlinkServer *varlink_server_free(VarlinkServer *s)
 	free(s->errno_error);
 	free(s->too_large_error);
 	free(s->reply_too_large_error);
+	free(s->held_error);
 	free(s);
 	return NULL;
 }
@@ -1956,6 +2013,13 @@ int varlink_server_set_errno_error(VarlinkServer *s, const char *error)
 	if (!s || !error || !strchr(error, '.'))
 		return -EINVAL;
 	return free_and_strdup(&s->errno_error, error);
+}
+
+int varlink_server_set_held_limit_error(VarlinkServer *s, const char *error)
+{
+	if (!s || !error || !strchr(error, '.'))
+		return -EINVAL;
+	return free_and_strdup(&s->held_error, error);
 }
 
 int varlink_server_set_reply_too_large_error(VarlinkServer *s, const char *error)

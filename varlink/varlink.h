@@ -160,6 +160,16 @@ int varlink_server_set_too_large_error(VarlinkServer *s, const char *error);
  * either (sd-varlink's limit is 16 MiB too); it ends the call, and the
  * call's answer returns -EMSGSIZE.  Unset, such answers are sent. */
 int varlink_server_set_reply_too_large_error(VarlinkServer *s, const char *error);
+/* What a uid other than root's connections may hold for their clients:
+ * output not yet written plus what their calls keep to send
+ * (varlink_call_set_held()); four messages' worth, 64 MiB by default. */
+#define VARLINK_HELD_PER_UID(s) (4 * varlink_server_get_max_message_size(s))
+/* The error (no parameters) a call of a uid other than root gets in place
+ * of a reply or notification that would take that uid past
+ * VARLINK_HELD_PER_UID: clients that do not read cannot make the server
+ * hold their answers without bound.  It ends the call; the answer returns
+ * -EMSGSIZE.  Unset, there is no such limit. */
+int varlink_server_set_held_limit_error(VarlinkServer *s, const char *error);
 void varlink_server_set_max_message_size(VarlinkServer *s, size_t size);
 size_t varlink_server_get_max_message_size(VarlinkServer *s);
 void varlink_server_set_max_fds(VarlinkServer *s, unsigned n); /* at most 253 (SCM_MAX_FD) */
@@ -227,6 +237,10 @@ int varlink_call_set_disconnect_callback(VarlinkCall *c, void (*cb)(VarlinkCall 
  * active one. */
 int varlink_call_set_drain_callback(VarlinkCall *c, void (*cb)(VarlinkCall *, void *),
 				    void *userdata);
+/* What c keeps to send beyond its queued output (a stream's text), counted
+ * against its uid's VARLINK_HELD_PER_UID while c is the connection's
+ * active call. */
+void varlink_call_set_held(VarlinkCall *c, size_t bytes);
 /* Fully qualified, e.g. "org.example.Service.Method". */
 const char *varlink_call_method(VarlinkCall *c);
 VarlinkCallFlags varlink_call_flags(VarlinkCall *c);

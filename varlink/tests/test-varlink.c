@@ -73,7 +73,8 @@ static const char test_idl[] = "# A service used only by test-varlink.\n"
 			       "method Big(size: int) -> (pad: string)\n"
 			       "error Error (errno: int, errnoName: ?string)\n"
 			       "error TooLarge (limit: int)\n"
-			       "error ReplyTooLarge (size: int, limit: int)\n";
+			       "error ReplyTooLarge (size: int, limit: int)\n"
+			       "error Held ()\n";
 
 static VarlinkCall *slow_calls[8];
 static unsigned n_slow;
@@ -1356,6 +1357,158 @@ static char await_report(int report)
 	return '?';
 }
 
+/* One answer on fd, waited for up to 3 s: 'H' for the Held error, 'R' for
+ * a reply, '?' for anything else. */
+static char held_answer(int fd)
+{
+	char buf[200000];
+	size_t n = 0;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	while (n < sizeof(buf) - 1 && poll(&p, 1, 3000) == 1) {
+		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
+
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		if (memchr(buf, 0, n))
+			break;
+	}
+	buf[n] = 0;
+	return strstr(buf, "org.example.Test.Held") ? 'H' : strstr(buf, "\"pad\"") ? 'R' : '?';
+}
+
+/* As nobody: six connections each sent 20 calls for answers of 60 kB it
+ * does not read for a second ('S' when sent), then it reads everything
+ * ('A': every call answered, some with the error) and calls again on a
+ * seventh (its answer). */
+static pid_t held_client(int report)
+{
+	static const char big[] =
+		"{\"method\":\"org.example.Test.Big\",\"parameters\":{\"size\":60000}}";
+	pid_t pid = fork();
+	int fds[7];
+	char c;
+
+	if (pid != 0)
+		return pid;
+	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+		_exit(2);
+	for (int i = 0; i < 7; i++) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+		strcpy(sa.sun_path, sock_path);
+		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			_exit(2);
+		for (int k = 0; i < 6 && k < 20; k++)
+			if (send(fds[i], big, sizeof(big), MSG_NOSIGNAL) != sizeof(big))
+				_exit(2);
+	}
+	c = 'S';
+	if (write(report, &c, 1) != 1)
+		_exit(2);
+	sleep(1);
+	/* Read everything, until nothing comes for a second: the answers
+	 * (NUL-terminated) and the errors among them. */
+	{
+		static char buf[7][1 << 21];
+		size_t len[6] = {0}, msgs = 0, helds = 0;
+
+		for (;;) {
+			struct pollfd p[6];
+
+			for (int i = 0; i < 6; i++)
+				p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+			if (poll(p, 6, 1000) <= 0)
+				break;
+			for (int i = 0; i < 6; i++) {
+				ssize_t k;
+
+				if (!(p[i].revents & POLLIN) || len[i] >= sizeof(buf[i]) - 1)
+					continue;
+				k = read(fds[i], buf[i] + len[i], sizeof(buf[i]) - 1 - len[i]);
+				if (k > 0)
+					len[i] += (size_t)k;
+			}
+		}
+		for (int i = 0; i < 6; i++) {
+			for (size_t k = 0; k < len[i]; k++)
+				msgs += buf[i][k] == 0;
+			buf[i][len[i]] = 0;
+			for (char *h = buf[i]; (h = memmem(h, len[i] - (size_t)(h - buf[i]),
+							   "org.example.Test.Held", 21));
+			     h += 21)
+				helds++;
+		}
+		fprintf(stderr, "# nobody read %zu answers, %zu of them the error\n", msgs, helds);
+		c = msgs == 120 && helds > 0 && helds < 120 ? 'A' : 'N';
+		if (write(report, &c, 1) != 1)
+			_exit(2);
+	}
+	if (send(fds[6], big, sizeof(big), MSG_NOSIGNAL) != sizeof(big))
+		_exit(2);
+	c = held_answer(fds[6]);
+	if (write(report, &c, 1) != 1)
+		_exit(2);
+	pause();
+	_exit(0);
+}
+
+/* A user's answers that it does not read are held up to a limit: past
+ * it, its calls get the error; root's do not; once it reads, it is
+ * answered again. */
+static void test_held_per_uid(const char *dir)
+{
+	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+	char saved[sizeof(sock_path)];
+	char sent, all, drained;
+	pid_t pid;
+	int p[2];
+
+	memcpy(saved, sock_path, sizeof(saved));
+	snprintf(sock_path, sizeof(sock_path), "%s/held.sock", dir);
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 || chmod(dir, 0755) < 0 ||
+	    varlink_server_new(&s, event, "v", "p", "1", "u") < 0 ||
+	    varlink_server_add_interface(s, test_idl, test_methods, NULL) < 0 ||
+	    varlink_server_set_errno_error(s, "org.example.Test.Error") < 0 ||
+	    varlink_server_set_held_limit_error(s, "org.example.Test.Held") < 0 ||
+	    varlink_server_listen_path(s, sock_path, 0666) < 0) {
+		ok(false, "setup for the held limit: %m");
+		memcpy(sock_path, saved, sizeof(sock_path));
+		return;
+	}
+	varlink_server_set_max_message_size(s, MAX_MSG);
+	pid = held_client(p[1]);
+	sent = await_report(p[0]);
+	{
+		Client *c = client_new();
+		json_object *a;
+
+		pump(500);
+		a = call(c,
+			 "{\"method\":\"org.example.Test.Big\",\"parameters\":{\"size\":60000}}");
+		ok(a && !jhas(a, "error"), "root's answer is sent while a user's are held");
+		json_object_put(a);
+		client_free(c);
+	}
+	all = await_report(p[0]);
+	drained = await_report(p[0]);
+	ok(sent == 'S' && all == 'A',
+	   "a user that does not read: each answer past 4 messages' worth held is the error, "
+	   "every call is answered (%c%c)",
+	   sent, all);
+	ok(drained == 'R', "  once it has read them, it is answered again (%c)", drained);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	pump(100);
+	close(p[0]);
+	close(p[1]);
+	unlink(sock_path);
+	chmod(dir, 0700);
+	memcpy(sock_path, saved, sizeof(sock_path));
+}
+
 static void test_connection_limits(const char *dir)
 {
 	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
@@ -1451,6 +1604,7 @@ int main(void)
 	test_idle_and_drain();
 	test_api_edges(dir);
 	test_connection_limits(dir);
+	test_held_per_uid(dir);
 	test_listen_auto(dir);
 
 	server = varlink_server_free(server);
