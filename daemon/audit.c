@@ -3,19 +3,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <syslog.h>
 #include <unistd.h>
 
-/* No CODE_FILE/CODE_LINE/CODE_FUNC: the same three for every record, and
- * journald's work grows with the fields (see add_set()). */
-#define SD_JOURNAL_SUPPRESS_LOCATION
-#include <systemd/sd-journal.h>
-
 #include "audit.h"
+#include "journal.h"
 #include "ops-table.h"
 #include "util.h"
 
@@ -78,36 +75,99 @@ static bool is_refusal(const char *error)
 
 /* Records wait here until the answers of the loop iteration that made
  * them are sent (see audit.h); past AUDIT_QUEUE_MAX they are sent at once,
- * so that a loop that never idles neither grows nor loses them. */
-#define AUDIT_QUEUE_MAX 64
-#define AUDIT_FIELDS	18
+ * so that a loop that never idles does not grow them.  When the journal
+ * takes none, up to AUDIT_BACKLOG_MAX wait for its socket's EPOLLOUT; past
+ * that a record is counted, not kept, and the count goes out as a record of
+ * its own where the gap is. */
+#define AUDIT_QUEUE_MAX	  64
+#define AUDIT_BACKLOG_MAX 4096
 
-typedef struct Record {
-	char *fields[AUDIT_FIELDS];
-	size_t n;
-} Record;
+static JournalRecord *queue;
+static size_t first, n_queued, n_allocated; /* waiting: queue[first..n_queued) */
+static uint64_t n_lost;
+static int journal_fd = -EBADF;
+static const char *journal_path; /* NULL: JOURNAL_SOCKET */
+static sd_event *loop_event;
+static sd_event_source *flush_source, *writable_source;
 
-static Record queue[AUDIT_QUEUE_MAX];
-static size_t n_queued;
-static sd_event_source *flush_source;
-
-static void record_send(Record *r)
+static void journal_reset(void)
 {
-	struct iovec iov[AUDIT_FIELDS];
-
-	for (size_t i = 0; i < r->n; i++)
-		iov[i] = (struct iovec){.iov_base = r->fields[i], .iov_len = strlen(r->fields[i])};
-	(void)sd_journal_sendv(iov, (int)r->n);
-	for (size_t i = 0; i < r->n; i++)
-		free(r->fields[i]);
-	*r = (Record){};
+	writable_source = sd_event_source_disable_unref(writable_source);
+	journal_fd = safe_close(journal_fd);
 }
+
+/* One record to the journal: 0 sent, -EAGAIN to wait, or another negative
+ * errno when it cannot go.  A socket that journald no longer reads from
+ * (-ECONNREFUSED after a restart without its socket unit) is connected
+ * again once. */
+static int send_one(const JournalRecord *r)
+{
+	for (int attempt = 0;; attempt++) {
+		int k;
+
+		if (journal_fd < 0)
+			journal_fd = journal_connect(journal_path);
+		if (journal_fd < 0)
+			return journal_fd;
+		k = journal_send(journal_fd, r);
+		if (k >= 0 || k == -EAGAIN || attempt > 0 ||
+		    (k != -ECONNREFUSED && k != -ENOTCONN && k != -ECONNRESET && k != -EPIPE))
+			return k;
+		journal_reset();
+	}
+}
+
+static int on_writable(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	(void)fd;
+	(void)revents;
+	(void)userdata;
+	(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	audit_flush();
+	return 0;
+}
+
+/* Called again when the journal's socket takes records; without an event
+ * loop, by the next record. */
+static void wait_writable(void)
+{
+	if (!loop_event)
+		return;
+	if (!writable_source && sd_event_add_io(loop_event, &writable_source, journal_fd, EPOLLOUT,
+						on_writable, NULL) < 0)
+		return;
+	(void)sd_event_source_set_enabled(writable_source, SD_EVENT_ONESHOT);
+}
+
+static void lost_record(void);
 
 void audit_flush(void)
 {
-	for (size_t i = 0; i < n_queued; i++)
-		record_send(&queue[i]);
-	n_queued = 0;
+	while (first < n_queued) {
+		int r = send_one(&queue[first]);
+
+		if (r == -EAGAIN) {
+			wait_writable();
+			break;
+		}
+		/* r < 0 otherwise: this record cannot go (no journal at all,
+		 * or it is too large); the others may. */
+		journal_record_done(&queue[first++]);
+	}
+	if (first == n_queued) {
+		first = n_queued = 0;
+		/* The backlog of a stalled journal is given back. */
+		if (n_allocated > AUDIT_QUEUE_MAX) {
+			free(queue);
+			queue = NULL;
+			n_allocated = 0;
+		}
+		if (n_lost > 0) {
+			lost_record();
+			audit_flush();
+			return;
+		}
+	}
 	/* Nothing left for the deferred flush: not an iteration for nothing. */
 	if (flush_source)
 		(void)sd_event_source_set_enabled(flush_source, SD_EVENT_OFF);
@@ -121,33 +181,125 @@ static int on_flush(sd_event_source *s, void *userdata)
 	return 0;
 }
 
-int audit_setup(sd_event *event)
+int audit_setup(sd_event *event, const char *socket_path)
 {
 	int r;
 
+	journal_path = socket_path;
 	/* After the connections' own deferred work, which sends the answers. */
 	r = sd_event_add_defer(event, &flush_source, on_flush, NULL);
 	if (r >= 0)
 		r = sd_event_source_set_priority(flush_source, SD_EVENT_PRIORITY_NORMAL + 1);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(flush_source, SD_EVENT_OFF);
-	if (r < 0)
+	if (r < 0) {
 		flush_source = sd_event_source_disable_unref(flush_source);
-	return r;
+		return r;
+	}
+	loop_event = sd_event_ref(event);
+	return 0;
+}
+
+size_t audit_pending(void)
+{
+	return n_queued - first;
 }
 
 void audit_shutdown(void)
 {
-	audit_flush();
+	/* A journal that takes nothing gets a while, not for ever: the stop
+	 * has a timeout of its own. */
+	for (int waited_ms = 0;; waited_ms += 100) {
+		audit_flush();
+		if (first == n_queued || journal_fd < 0 || waited_ms >= AUDIT_SHUTDOWN_WAIT_MS)
+			break;
+		(void)poll(&(struct pollfd){.fd = journal_fd, .events = POLLOUT}, 1, 100);
+	}
+	if (first < n_queued || n_lost > 0)
+		fprintf(stderr,
+			"<4>mountd: %zu request records not sent, %" PRIu64
+			" lost before: the journal took none\n",
+			n_queued - first, n_lost);
+	while (first < n_queued)
+		journal_record_done(&queue[first++]);
+	free(queue);
+	queue = NULL;
+	first = n_queued = n_allocated = 0;
+	n_lost = 0;
 	flush_source = sd_event_source_disable_unref(flush_source);
+	journal_reset();
+	loop_event = sd_event_unref(loop_event);
 }
 
-/* The next free record; a full queue goes out first. */
-static Record *queue_next(void)
+/* A new record at the end of the queue, or NULL without memory. */
+static JournalRecord *slot(void)
 {
-	if (n_queued == AUDIT_QUEUE_MAX || !flush_source)
-		audit_flush();
+	if (n_queued == n_allocated && first > 0) {
+		memmove(queue, queue + first, sizeof(*queue) * (n_queued - first));
+		n_queued -= first;
+		first = 0;
+	}
+	if (n_queued == n_allocated) {
+		size_t want = MAX(n_allocated * 2, (size_t)AUDIT_QUEUE_MAX);
+		JournalRecord *q = reallocarray(queue, want, sizeof(*q));
+
+		if (!q)
+			return NULL;
+		queue = q;
+		n_allocated = want;
+	}
+	queue[n_queued] = (JournalRecord){};
 	return &queue[n_queued++];
+}
+
+__attribute__((format(printf, 3, 4))) static void add(JournalRecord *r, const char *key,
+						      const char *fmt, ...)
+{
+	_cleanup_free_ char *value = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&value, fmt, ap) < 0) {
+		value = NULL;
+		r->broken = true;
+	}
+	va_end(ap);
+	journal_record_add(r, key, value);
+}
+
+/* The count of the records that did not fit, where they would have been. */
+static void lost_record(void)
+{
+	JournalRecord *r = slot();
+
+	if (!r)
+		return;
+	add(r, "MESSAGE", "%" PRIu64 " request records lost: the journal took none while %d waited",
+	    n_lost, AUDIT_BACKLOG_MAX);
+	add(r, "MESSAGE_ID", "%s", AUDIT_MESSAGE_ID_LOST);
+	add(r, "PRIORITY", "%d", LOG_WARNING);
+	add(r, "MOUNTD_RECORDS_LOST", "%" PRIu64, n_lost);
+	journal_record_add(r, "SYSLOG_IDENTIFIER", program_invocation_short_name);
+	n_lost = 0;
+}
+
+/* The next record to fill, or NULL when AUDIT_BACKLOG_MAX wait: counted. */
+static JournalRecord *queue_next(void)
+{
+	JournalRecord *r;
+
+	if (n_queued - first >= AUDIT_QUEUE_MAX || !flush_source)
+		audit_flush();
+	if (n_queued - first + (n_lost > 0) >= AUDIT_BACKLOG_MAX) {
+		n_lost++;
+		return NULL;
+	}
+	if (n_lost > 0)
+		lost_record();
+	r = slot();
+	if (!r)
+		n_lost++;
+	return r;
 }
 
 /* Sent after this iteration's answers, or now without audit_setup(). */
@@ -159,24 +311,13 @@ static void queued(void)
 		audit_flush();
 }
 
-_printf_(2, 3) static void add(Record *r, const char *fmt, ...)
-{
-	va_list ap;
-	char *f;
-
-	va_start(ap, fmt);
-	if (r->n < AUDIT_FIELDS && vasprintf(&f, fmt, ap) >= 0)
-		r->fields[r->n++] = f;
-	va_end(ap);
-}
-
 /* A field only when it has a value: journald's work grows with the
  * fields of a record (under TCG it spent about as much CPU on each
  * record as mountd on the request), and an empty one says nothing. */
-static void add_set(Record *r, const char *key, const char *value)
+static void add_set(JournalRecord *r, const char *key, const char *value)
 {
 	if (value && value[0])
-		add(r, "%s%s", key, value);
+		journal_record_add(r, key, value);
 }
 
 /* The caller's comm, read now: the caller may be gone when the record is
@@ -207,7 +348,7 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	const char *errno_name = member(error_parameters, "errnoName");
 	const char *step = member(error_parameters, "step");
 	const char *reason = member(error_parameters, "reason") ?: authorized_by;
-	Record *r;
+	JournalRecord *r;
 
 	if (caller->comm)
 		snprintf(comm, sizeof(comm), "%s", caller->comm);
@@ -216,45 +357,52 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	(void)messages_of(error_parameters, messages, sizeof(messages));
 
 	r = queue_next();
-	add(r, "MESSAGE=%s by uid %u (%s): %s%s%s%s%s", method, (unsigned)caller->id.uid,
+	if (!r)
+		return;
+	add(r, "MESSAGE", "%s by uid %u (%s): %s%s%s%s%s", method, (unsigned)caller->id.uid,
 	    comm[0] ? comm : "?", error ?: "done", step ? " at " : "", step ?: "",
 	    reason && error ? ": " : "", reason && error ? reason : "");
-	add(r, "MESSAGE_ID=%s",
+	add(r, "MESSAGE_ID", "%s",
 	    is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
-	add(r, "PRIORITY=%d", error ? LOG_NOTICE : LOG_INFO);
-	add(r, "MOUNTD_CALLER_UID=%u", (unsigned)caller->id.uid);
-	add(r, "MOUNTD_CALLER_GID=%u", (unsigned)caller->id.gid);
-	add(r, "MOUNTD_CALLER_PID=%d", (int)caller->pid);
-	add_set(r, "MOUNTD_CALLER_COMM=", comm);
-	add(r, "MOUNTD_METHOD=%s", method);
-	add_set(r, "MOUNTD_FSTYPE=", fstype);
-	add_set(r, "MOUNTD_SOURCE=", source);
-	add(r, "MOUNTD_NAMESPACE=%s", namespace_of(parameters));
-	add_set(r, "MOUNTD_PATH=", target);
-	add(r, "MOUNTD_RESULT=%s", error ?: "ok");
-	add_set(r, "MOUNTD_ERRNO=", errno_name);
-	add_set(r, "MOUNTD_STEP=", step);
-	add_set(r, "MOUNTD_POLICY=", reason);
-	add_set(r, "MOUNTD_KERNEL_MESSAGES=", messages);
+	add(r, "PRIORITY", "%d", error ? LOG_NOTICE : LOG_INFO);
+	add(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
+	add(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
+	add(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
+	add_set(r, "MOUNTD_CALLER_COMM", comm);
+	add(r, "MOUNTD_METHOD", "%s", method);
+	add_set(r, "MOUNTD_FSTYPE", fstype);
+	add_set(r, "MOUNTD_SOURCE", source);
+	add(r, "MOUNTD_NAMESPACE", "%s", namespace_of(parameters));
+	add_set(r, "MOUNTD_PATH", target);
+	add(r, "MOUNTD_RESULT", "%s", error ?: "ok");
+	add_set(r, "MOUNTD_ERRNO", errno_name);
+	add_set(r, "MOUNTD_STEP", step);
+	add_set(r, "MOUNTD_POLICY", reason);
+	add_set(r, "MOUNTD_KERNEL_MESSAGES", messages);
+	journal_record_add(r, "SYSLOG_IDENTIFIER", program_invocation_short_name);
 	queued();
 }
 
 void audit_rate_limited(uid_t uid, uint64_t refused, const char *limit)
 {
-	Record *r = queue_next();
+	JournalRecord *r = queue_next();
 
+	if (!r)
+		return;
 	if (uid == (uid_t)-1)
-		add(r, "MESSAGE=%" PRIu64 " calls by uids past the rate limit's table refused (%s)",
-		    refused, limit);
+		add(r, "MESSAGE",
+		    "%" PRIu64 " calls by uids past the rate limit's table refused (%s)", refused,
+		    limit);
 	else {
-		add(r, "MESSAGE=%" PRIu64 " more calls by uid %u refused: rate limit (%s)", refused,
-		    (unsigned)uid, limit);
-		add(r, "MOUNTD_CALLER_UID=%u", (unsigned)uid);
+		add(r, "MESSAGE", "%" PRIu64 " more calls by uid %u refused: rate limit (%s)",
+		    refused, (unsigned)uid, limit);
+		add(r, "MOUNTD_CALLER_UID", "%u", (unsigned)uid);
 	}
-	add(r, "MESSAGE_ID=%s", AUDIT_MESSAGE_ID_REFUSED);
-	add(r, "PRIORITY=%d", LOG_NOTICE);
-	add(r, "MOUNTD_RESULT=%s", OPS_ERROR_NAME_LIMIT);
-	add(r, "MOUNTD_POLICY=rate limit: %s", limit);
-	add(r, "MOUNTD_REFUSED_CALLS=%" PRIu64, refused);
+	add(r, "MESSAGE_ID", "%s", AUDIT_MESSAGE_ID_REFUSED);
+	add(r, "PRIORITY", "%d", LOG_NOTICE);
+	add(r, "MOUNTD_RESULT", "%s", OPS_ERROR_NAME_LIMIT);
+	add(r, "MOUNTD_POLICY", "rate limit: %s", limit);
+	add(r, "MOUNTD_REFUSED_CALLS", "%" PRIu64, refused);
+	journal_record_add(r, "SYSLOG_IDENTIFIER", program_invocation_short_name);
 	queued();
 }

@@ -20,8 +20,16 @@
  * polkit's) is written before its done() returns, and request.c calls
  * audit_flush() right after; one given while the call is being started
  * waits for that loop iteration's answers (a deferred source).  At most
- * AUDIT_QUEUE_MAX wait; a full queue, audit_flush() and audit_shutdown()
- * send them at once.  Without audit_setup() every record is sent at once.
+ * AUDIT_QUEUE_MAX wait for that; a full queue and audit_flush() send them
+ * at once.  Without audit_setup() every record is sent at once.
+ *
+ * Sending never waits (journal.h): a record the journal does not take now
+ * waits with the others for its socket to take records again, up to
+ * AUDIT_BACKLOG_MAX; past that records are counted, and the count goes to
+ * the journal as a record of its own (AUDIT_MESSAGE_ID_LOST) once it takes
+ * records again.  So a stalled journald delays records, and past that
+ * loses them countably, but never stops mountd answering.
+ * audit_shutdown() gives the journal AUDIT_SHUTDOWN_WAIT_MS.
  */
 
 #include <json-c/json.h>
@@ -31,10 +39,16 @@
 
 #define AUDIT_MESSAGE_ID_REQUEST "1890aabd15ef4fa49f1bac38230bbd63"
 #define AUDIT_MESSAGE_ID_REFUSED "dbc160ff88ed48948dac703a7e9a2caa"
+#define AUDIT_MESSAGE_ID_LOST	 "0835a96606da49059adcd56813f4d3de"
 
-int audit_setup(sd_event *event);
+#define AUDIT_SHUTDOWN_WAIT_MS 2000
+
+/* socket_path: the journal's (NULL: JOURNAL_SOCKET), for tests. */
+int audit_setup(sd_event *event, const char *socket_path);
 void audit_flush(void);
 void audit_shutdown(void);
+/* Records not yet taken by the journal. */
+size_t audit_pending(void);
 
 /* parameters: the request as the caller sent it (JSON, either front end);
  * error: NULL for success, else the error name with its parameters. */

@@ -812,7 +812,7 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 	/* Without polkit the policy file alone decides; without the deferred
 	 * journal record, records go out before the answer, as they did. */
 	(void)polkit_setup(event);
-	(void)audit_setup(event);
+	(void)audit_setup(event, NULL);
 	return executor_new(event, handle, worker_idle_usec, &executor);
 }
 

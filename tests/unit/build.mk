@@ -31,7 +31,14 @@ $(B)/tests/unit/test-executor: $(B)/tests/unit/test-executor.o $(B)/daemon/execu
 # for the journal, a full table
 UNIT_TESTS += $(B)/tests/unit/test-ratelimit
 $(B)/tests/unit/test-ratelimit: $(B)/tests/unit/test-ratelimit.o $(B)/daemon/ratelimit.o \
-		$(B)/daemon/audit.o
+		$(B)/daemon/audit.o $(B)/daemon/journal.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# daemon/journal.c and the audit queue: the native format, a journal that
+# reads nothing (no call waits, a bounded backlog, the rest counted), shutdown
+UNIT_TESTS += $(B)/tests/unit/test-journal
+$(B)/tests/unit/test-journal: $(B)/tests/unit/test-journal.o $(B)/daemon/audit.o \
+		$(B)/daemon/journal.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # shared/fs-probe.c: a file's filesystem type, and why there is none
