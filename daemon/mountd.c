@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
@@ -321,6 +322,25 @@ static int parse_argv(int argc, char **argv)
 	return 1;
 }
 
+/* A log line to a journal stream that journald does not read would wait
+ * in write(), and with it every client of the loop (journal.h): such a
+ * line is dropped instead.  Only when stderr is that stream: O_NONBLOCK on
+ * a terminal would be the shell's too. */
+static void stderr_nonblocking(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	int flags;
+
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0 ||
+	    (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)
+		return;
+	flags = fcntl(STDERR_FILENO, F_GETFL);
+	if (flags >= 0)
+		(void)fcntl(STDERR_FILENO, F_SETFL, flags | O_NONBLOCK);
+}
+
 int main(int argc, char **argv)
 {
 	Daemon d = {};
@@ -330,6 +350,7 @@ int main(int argc, char **argv)
 	if (r <= 0)
 		return r < 0 ? 2 : 0;
 	umask(0022);
+	stderr_nonblocking();
 	/* A List of 10k mounts passes megabytes through a few buffers that
 	 * grow by doubling, in the worker and in the loop.  glibc gave each
 	 * large one fresh pages from mmap() and returned them at free(), so

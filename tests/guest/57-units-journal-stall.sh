@@ -1,0 +1,94 @@
+#!/bin/bash
+# A journald that reads nothing (stalled on its disk; here SIGSTOPped) does
+# not stop mountd.service answering.  Its records wait for journald, up to
+# a backlog of 4096 (daemon/audit.c); past that they are counted, and the
+# count goes to the journal as a record of its own.  Before, the record
+# after the journal socket's queue (net.unix.max_dgram_qlen, 512 here)
+# blocked mountd's loop in sendmsg() until journald read again: every
+# client waited, and after WatchdogSec systemd killed mountd (SIGABRT).
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/units-lib.sh"
+
+REQUEST_ID=1890aabd15ef4fa49f1bac38230bbd63
+LOST_ID=0835a96606da49059adcd56813f4d3de
+FLOOD="python3 $TOP/tests/guest/rate-flood.py --connections 1"
+
+journald=$(systemctl show -P MainPID systemd-journald.service)
+cursor() { journalctl -q -n 1 -o export | sed -n 's/^__CURSOR=//p'; }
+# mountd's records since cursor $1 (more journalctl arguments after it)
+records_since() {
+	local c=$1
+	shift
+	journalctl -q --after-cursor="$c" -o json _PID="$(main_pid)" "$@"
+}
+count_since() {
+	journalctl --sync
+	records_since "$@" | wc -l
+}
+lost_since() {
+	journalctl --sync
+	records_since "$1" MESSAGE_ID=$LOST_ID | python3 -c 'import json,sys
+print(sum(int(json.loads(l)["MOUNTD_RECORDS_LOST"]) for l in sys.stdin))'
+}
+# wait_for 120 have COUNT CURSOR [MATCH...]: until that many records came
+have() {
+	local n=$1
+	shift
+	test "$(count_since "$@")" = "$n"
+}
+resume() { kill -CONT "$journald"; }
+trap resume EXIT
+
+fresh_units
+# WatchdogSec well below the stall: a loop that waited would be killed.
+dropin "WatchdogSec=3s" "Environment=MOUNTD_IDLE_SEC=0" "TimeoutAbortSec=2s"
+check "mountd.service starts" systemctl start mountd.service
+pid=$(main_pid)
+n0=$(systemctl show -P NRestarts mountd.service)
+# 1: more calls than journald's socket queues, fewer than mountd keeps.
+N=1500
+c=$(cursor)
+kill -STOP "$journald"
+timeout 300 $FLOOD --calls $N Info '{"path":"/"}' >"$work/flood1" 2>&1
+# A path with a newline: its record must keep it whole (binary-safe field).
+$V io.mountd.Mount.Info '{"path":"/run/no\nsuch"}' >/dev/null 2>&1
+sleep 4 # longer than WatchdogSec
+check_output "while journald reads nothing, $N calls are all answered" \
+	"^ok=$N limit=0 other=0 " cat "$work/flood1"
+check "... by the same mountd, pinging its watchdog meanwhile" \
+	test "$(main_pid) $(systemctl show -P NRestarts mountd.service)" = "$pid $n0"
+resume
+check "journald reads again: all $N records arrive, and the one after" \
+	wait_for 120 have $((N + 1)) "$c" MESSAGE_ID=$REQUEST_ID
+check_output "nothing was counted lost" '^0$' lost_since "$c"
+check_output "a path with a newline is recorded whole" '^whole$' \
+	bash -c "journalctl --sync; journalctl -q --after-cursor='$c' -o json _PID=$pid |
+		python3 -c 'import json,sys
+p = [json.loads(l).get(\"MOUNTD_PATH\") for l in sys.stdin]
+p = [x for x in p if x not in (None, \"/\")]
+print(\"whole\" if p == [\"/run/no\\nsuch\"] else p)'"
+
+# 2: more calls than journald's queue and mountd's backlog together.
+M=6000
+c=$(cursor)
+kill -STOP "$journald"
+timeout 600 $FLOOD --calls $M Info '{"path":"/"}' >"$work/flood2" 2>&1
+check_output "$M calls with journald stopped: all answered" "^ok=$M limit=0 other=0 " \
+	cat "$work/flood2"
+check "... by the same mountd" test "$(main_pid)" = "$pid"
+resume
+check "journald reads again: a record counts the lost ones" \
+	wait_for 180 have 1 "$c" MESSAGE_ID=$LOST_ID
+got=$(count_since "$c" MESSAGE_ID=$REQUEST_ID)
+lost=$(lost_since "$c")
+echo "# $got records arrived, $lost counted lost"
+check "every call is a record or counted: $got + $lost = $M" test $((got + lost)) = $M
+check "at least the backlog arrived" test "$got" -ge 4096
+check "mountd answers at once again" $V io.mountd.Mount.List '{}'
+
+fresh_units
+rm -f "$DROPIN"
+systemctl daemon-reload
+rm -rf "$work"
+done_testing
