@@ -66,10 +66,10 @@ $(B)/%.o: %.c $(KERNEL)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-# Dependency files of our objects only: the disk staging trees under build/
-# (build/stage, build/asan/stage) hold files of the image named *.d
-# (invoke-rc.d) that are no makefiles.
--include $(shell find $(B) \( -name stage -o -name disk.root \) -prune -o -name '*.d' -type f -print 2>/dev/null)
+# Dependency files of our objects only: the one beside each object.  Other
+# files under build/ may be named *.d (the image's invoke-rc.d in the disk
+# staging trees, a scratch tree) and are no makefiles.
+-include $(wildcard $(patsubst %.o,%.d,$(shell find $(B) \( -name stage -o -name disk.root \) -prune -o -name '*.o' -type f -print 2>/dev/null)))
 
 build: $(BINARIES) $(UNIT_TESTS) $(GUEST_PROGS)
 
