@@ -15,7 +15,15 @@ LOST_ID=0835a96606da49059adcd56813f4d3de
 FLOOD="python3 $TOP/tests/guest/rate-flood.py --connections 1"
 
 journald=$(systemctl show -P MainPID systemd-journald.service)
-cursor() { journalctl -q -n 1 -o export | sed -n 's/^__CURSOR=//p'; }
+cursor() {
+	local c=
+	for _ in $(seq 50); do
+		c=$(journalctl -q -n 1 -o export 2>/dev/null | sed -n 's/^__CURSOR=//p')
+		[ -n "$c" ] && break
+		sleep 0.2
+	done
+	echo "$c"
+}
 # mountd's records since cursor $1 (more journalctl arguments after it)
 records_since() {
 	local c=$1
@@ -68,6 +76,31 @@ check_output "a path with a newline is recorded whole" '^whole$' \
 p = [json.loads(l).get(\"MOUNTD_PATH\") for l in sys.stdin]
 p = [x for x in p if x not in (None, \"/\")]
 print(\"whole\" if p == [\"/run/no\\nsuch\"] else p)'"
+
+# 1b: log lines, not records.  Each malformed message makes mountd write a
+# line to its stderr, journald's stream.  systemd gives that stream a large
+# send buffer: with a blocking stderr, mountd stopped after ~21800 lines
+# here.  30000 fill it.
+cat >"$work/garbage.py" <<'PY'
+import socket
+for _ in range(30000):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect("/run/mountd/io.mountd.Mount")
+    s.sendall(b"{not json\0")
+    s.recv(1)
+    s.close()
+PY
+kill -STOP "$journald"
+check "30000 malformed messages while journald reads nothing: each connection is closed" \
+	timeout 300 python3 "$work/garbage.py"
+check_output "... and a call after them is answered by the same mountd" '"mounts"' \
+	timeout 30 $V io.mountd.Mount.List '{}'
+check "... with no restart" test "$(main_pid) $(systemctl show -P NRestarts mountd.service)" = "$pid $n0"
+resume
+# journald has the 30000 lines to take in first; a cursor read meanwhile can
+# come from a journal file it is still writing.
+check "journald reads again" wait_for 120 journalctl --sync
 
 # 2: more calls than journald's queue and mountd's backlog together.
 M=6000
