@@ -231,7 +231,8 @@ void audit_shutdown(void)
 	loop_event = sd_event_unref(loop_event);
 }
 
-/* A new record at the end of the queue, or NULL without memory. */
+/* A new record at the end of the queue, its SYSLOG_IDENTIFIER set, or NULL
+ * without memory. */
 static JournalRecord *slot(void)
 {
 	if (n_queued == n_allocated && first > 0) {
@@ -249,22 +250,8 @@ static JournalRecord *slot(void)
 		n_allocated = want;
 	}
 	queue[n_queued] = (JournalRecord){};
+	journal_record_add(&queue[n_queued], "SYSLOG_IDENTIFIER", program_invocation_short_name);
 	return &queue[n_queued++];
-}
-
-__attribute__((format(printf, 3, 4))) static void add(JournalRecord *r, const char *key,
-						      const char *fmt, ...)
-{
-	_cleanup_free_ char *value = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&value, fmt, ap) < 0) {
-		value = NULL;
-		r->broken = true;
-	}
-	va_end(ap);
-	journal_record_add(r, key, value);
 }
 
 /* The count of the records that did not fit, where they would have been. */
@@ -274,12 +261,13 @@ static void lost_record(void)
 
 	if (!r)
 		return;
-	add(r, "MESSAGE", "%" PRIu64 " request records lost: the journal took none while %d waited",
-	    n_lost, AUDIT_BACKLOG_MAX);
-	add(r, "MESSAGE_ID", "%s", AUDIT_MESSAGE_ID_LOST);
-	add(r, "PRIORITY", "%d", LOG_WARNING);
-	add(r, "MOUNTD_RECORDS_LOST", "%" PRIu64, n_lost);
-	journal_record_add(r, "SYSLOG_IDENTIFIER", program_invocation_short_name);
+	journal_record_addf(r, "MESSAGE",
+			    "%" PRIu64
+			    " request records lost: the journal took none while %d waited",
+			    n_lost, AUDIT_BACKLOG_MAX);
+	journal_record_add(r, "MESSAGE_ID", AUDIT_MESSAGE_ID_LOST);
+	journal_record_addf(r, "PRIORITY", "%d", LOG_WARNING);
+	journal_record_addf(r, "MOUNTD_RECORDS_LOST", "%" PRIu64, n_lost);
 	n_lost = 0;
 }
 
@@ -359,27 +347,27 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	r = queue_next();
 	if (!r)
 		return;
-	add(r, "MESSAGE", "%s by uid %u (%s): %s%s%s%s%s", method, (unsigned)caller->id.uid,
-	    comm[0] ? comm : "?", error ?: "done", step ? " at " : "", step ?: "",
-	    reason && error ? ": " : "", reason && error ? reason : "");
-	add(r, "MESSAGE_ID", "%s",
-	    is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
-	add(r, "PRIORITY", "%d", error ? LOG_NOTICE : LOG_INFO);
-	add(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
-	add(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
-	add(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
+	journal_record_addf(r, "MESSAGE", "%s by uid %u (%s): %s%s%s%s%s", method,
+			    (unsigned)caller->id.uid, comm[0] ? comm : "?", error ?: "done",
+			    step ? " at " : "", step ?: "", reason && error ? ": " : "",
+			    reason && error ? reason : "");
+	journal_record_add(r, "MESSAGE_ID",
+			   is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
+	journal_record_addf(r, "PRIORITY", "%d", error ? LOG_NOTICE : LOG_INFO);
+	journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
+	journal_record_addf(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
+	journal_record_addf(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
 	add_set(r, "MOUNTD_CALLER_COMM", comm);
-	add(r, "MOUNTD_METHOD", "%s", method);
+	journal_record_add(r, "MOUNTD_METHOD", method);
 	add_set(r, "MOUNTD_FSTYPE", fstype);
 	add_set(r, "MOUNTD_SOURCE", source);
-	add(r, "MOUNTD_NAMESPACE", "%s", namespace_of(parameters));
+	journal_record_add(r, "MOUNTD_NAMESPACE", namespace_of(parameters));
 	add_set(r, "MOUNTD_PATH", target);
-	add(r, "MOUNTD_RESULT", "%s", error ?: "ok");
+	journal_record_add(r, "MOUNTD_RESULT", error ?: "ok");
 	add_set(r, "MOUNTD_ERRNO", errno_name);
 	add_set(r, "MOUNTD_STEP", step);
 	add_set(r, "MOUNTD_POLICY", reason);
 	add_set(r, "MOUNTD_KERNEL_MESSAGES", messages);
-	journal_record_add(r, "SYSLOG_IDENTIFIER", program_invocation_short_name);
 	queued();
 }
 
@@ -390,19 +378,20 @@ void audit_rate_limited(uid_t uid, uint64_t refused, const char *limit)
 	if (!r)
 		return;
 	if (uid == (uid_t)-1)
-		add(r, "MESSAGE",
-		    "%" PRIu64 " calls by uids past the rate limit's table refused (%s)", refused,
-		    limit);
+		journal_record_addf(r, "MESSAGE",
+				    "%" PRIu64
+				    " calls by uids past the rate limit's table refused (%s)",
+				    refused, limit);
 	else {
-		add(r, "MESSAGE", "%" PRIu64 " more calls by uid %u refused: rate limit (%s)",
-		    refused, (unsigned)uid, limit);
-		add(r, "MOUNTD_CALLER_UID", "%u", (unsigned)uid);
+		journal_record_addf(r, "MESSAGE",
+				    "%" PRIu64 " more calls by uid %u refused: rate limit (%s)",
+				    refused, (unsigned)uid, limit);
+		journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)uid);
 	}
-	add(r, "MESSAGE_ID", "%s", AUDIT_MESSAGE_ID_REFUSED);
-	add(r, "PRIORITY", "%d", LOG_NOTICE);
-	add(r, "MOUNTD_RESULT", "%s", OPS_ERROR_NAME_LIMIT);
-	add(r, "MOUNTD_POLICY", "rate limit: %s", limit);
-	add(r, "MOUNTD_REFUSED_CALLS", "%" PRIu64, refused);
-	journal_record_add(r, "SYSLOG_IDENTIFIER", program_invocation_short_name);
+	journal_record_add(r, "MESSAGE_ID", AUDIT_MESSAGE_ID_REFUSED);
+	journal_record_addf(r, "PRIORITY", "%d", LOG_NOTICE);
+	journal_record_add(r, "MOUNTD_RESULT", OPS_ERROR_NAME_LIMIT);
+	journal_record_addf(r, "MOUNTD_POLICY", "rate limit: %s", limit);
+	journal_record_addf(r, "MOUNTD_REFUSED_CALLS", "%" PRIu64, refused);
 	queued();
 }
