@@ -36,6 +36,8 @@
 #define OUTPUT_HARD_LIMIT(s) ((s)->max_message_size * 4 + READ_CHUNK)
 
 #define log_vl(level, fmt, ...) fprintf(stderr, level "varlink: " fmt "\n", ##__VA_ARGS__)
+/* A warning a peer caused: through the server's peer log when it has one. */
+#define log_peer(s, uid, level, fmt, ...) peer_log(s, uid, level "varlink: " fmt, ##__VA_ARGS__)
 
 static const char org_varlink_service_idl[] =
 	"# The interface every varlink service provides: what the service is\n"
@@ -182,6 +184,8 @@ struct VarlinkServer {
 	bool draining;
 	void (*idle_cb)(VarlinkServer *, void *);
 	void *idle_userdata;
+	VarlinkPeerLog peer_log;
+	void *peer_log_userdata;
 	uint64_t idle_since;
 	sd_event_source *idle_defer;
 };
@@ -280,8 +284,22 @@ static void outmsg_free(OutMsg *m)
 
 static const char *conn_describe(Connection *conn, char buf[static 32])
 {
-	snprintf(buf, 32, "pid %d", (int)conn->ucred.pid);
+	snprintf(buf, 32, "pid %d (uid %u)", (int)conn->ucred.pid, (unsigned)conn->ucred.uid);
 	return buf;
+}
+
+_printf_(3, 4) static void peer_log(VarlinkServer *s, uid_t uid, const char *format, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, format);
+	(void)vsnprintf(line, sizeof(line), format, ap);
+	va_end(ap);
+	if (s->peer_log)
+		s->peer_log(uid, line, s->peer_log_userdata);
+	else
+		fprintf(stderr, "%s\n", line);
 }
 
 /* ------------------------------------------------------------ connections */
@@ -490,8 +508,11 @@ static void conn_flush(Connection *conn)
 				return;
 			if (errno != EPIPE && errno != ECONNRESET) {
 				char d[32];
-				log_vl(SD_WARNING, "write to %s failed: %m",
-				       conn_describe(conn, d));
+				int err = errno;
+
+				log_peer(conn->server, conn->ucred.uid, SD_WARNING,
+					 "write to %s failed: %s", conn_describe(conn, d),
+					 strerror(err));
 			}
 			conn_hangup(conn);
 			return;
@@ -645,9 +666,9 @@ static int conn_parse(Connection *conn)
 		unsigned n_fds = 0;
 		int r = conn_take_fds(conn, from, from + len, &fds, &n_fds);
 		if (r == -E2BIG) {
-			log_vl(SD_WARNING,
-			       "%s sent more than %u fds with one message, disconnecting",
-			       conn_describe(conn, d), s->max_fds);
+			log_peer(s, conn->ucred.uid, SD_WARNING,
+				 "%s sent more than %u fds with one message, disconnecting",
+				 conn_describe(conn, d), s->max_fds);
 			return r;
 		}
 		if (r < 0)
@@ -667,8 +688,9 @@ static int conn_parse(Connection *conn)
 				ok = false;
 		json_tokener_free(tok);
 		if (!ok || !request_valid(msg)) {
-			log_vl(SD_WARNING, "%s sent a malformed message, disconnecting",
-			       conn_describe(conn, d));
+			log_peer(s, conn->ucred.uid, SD_WARNING,
+				 "%s sent a malformed message, disconnecting",
+				 conn_describe(conn, d));
 			json_object_put(msg);
 			fds_free(fds, n_fds);
 			return -EBADMSG;
@@ -710,8 +732,9 @@ static int conn_parse_input(Connection *conn)
 
 	int r = conn_parse(conn);
 	if (r == -EMSGSIZE) {
-		log_vl(SD_WARNING, "%s sent a message larger than %zu bytes, disconnecting",
-		       conn_describe(conn, d), s->max_message_size);
+		log_peer(s, conn->ucred.uid, SD_WARNING,
+			 "%s sent a message larger than %zu bytes, disconnecting",
+			 conn_describe(conn, d), s->max_message_size);
 		json_object *p = json_object_new_object();
 		if (p)
 			json_object_object_add(p, "limit",
@@ -763,8 +786,8 @@ static int conn_read(Connection *conn)
 		if (err == EAGAIN || err == EINTR)
 			return 0;
 		if (err != ECONNRESET)
-			log_vl(SD_WARNING, "read from %s failed: %s", conn_describe(conn, d),
-			       strerror(err));
+			log_peer(conn->server, conn->ucred.uid, SD_WARNING,
+				 "read from %s failed: %s", conn_describe(conn, d), strerror(err));
 		return -err;
 	}
 
@@ -784,8 +807,8 @@ static int conn_read(Connection *conn)
 		n_fds += k;
 	}
 	if (mh.msg_flags & MSG_CTRUNC) {
-		log_vl(SD_WARNING, "%s sent more than %u fds, disconnecting",
-		       conn_describe(conn, d), s->max_fds);
+		log_peer(s, conn->ucred.uid, SD_WARNING, "%s sent more than %u fds, disconnecting",
+			 conn_describe(conn, d), s->max_fds);
 		fds_free(fds, n_fds);
 		return -E2BIG;
 	}
@@ -946,19 +969,20 @@ static int call_send(VarlinkCall *c, json_object *msg, bool reply)
 	if (r == -EMSGSIZE && size > max) {
 		char d[32];
 
-		log_vl(SD_NOTICE, "answer of %zu bytes to %s is larger than %zu, sending %s", size,
-		       conn_describe(conn, d), s->max_message_size, s->reply_too_large_error);
+		log_peer(s, conn->ucred.uid, SD_NOTICE,
+			 "answer of %zu bytes to %s is larger than %zu, sending %s", size,
+			 conn_describe(conn, d), s->max_message_size, s->reply_too_large_error);
 		r = call_send_too_large(c, size);
 		return r < 0 ? r : 1;
 	}
 	if (r == -EMSGSIZE) {
 		char d[32];
 
-		log_vl(SD_NOTICE,
-		       "answer of %zu bytes to %s would make its uid's unread answers more than "
-		       "%zu bytes, sending %s",
-		       size, conn_describe(conn, d), (size_t)VARLINK_HELD_PER_UID(s),
-		       s->held_error);
+		log_peer(s, conn->ucred.uid, SD_NOTICE,
+			 "answer of %zu bytes to %s would make its uid's unread answers more than "
+			 "%zu bytes, sending %s",
+			 size, conn_describe(conn, d), (size_t)VARLINK_HELD_PER_UID(s),
+			 s->held_error);
 		r = call_send_held(c);
 		return r < 0 ? r : 1;
 	}
@@ -1503,8 +1527,8 @@ static void conn_process(Connection *conn)
 	conn->busy = true;
 	if (conn->overflow && !conn->hung_up) {
 		char d[32];
-		log_vl(SD_WARNING, "%s does not read its answers, disconnecting",
-		       conn_describe(conn, d));
+		log_peer(conn->server, conn->ucred.uid, SD_WARNING,
+			 "%s does not read its answers, disconnecting", conn_describe(conn, d));
 		conn_hangup(conn);
 	}
 	conn_flush(conn);
@@ -1673,13 +1697,15 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 		LIST_FOREACH(c, &s->connections, link)
 		mine += c->ucred.uid == uc.uid;
 		if (s->n_connections >= s->max_connections) {
-			log_vl(SD_WARNING, "too many connections (%u), refusing uid %u",
-			       s->n_connections, (unsigned)uc.uid);
+			log_peer(s, uc.uid, SD_WARNING,
+				 "too many connections (%u), refusing uid %u", s->n_connections,
+				 (unsigned)uc.uid);
 			return 0;
 		}
 		if (mine >= s->max_connections_per_uid) {
-			log_vl(SD_WARNING, "uid %u has %u connections already, refusing another",
-			       (unsigned)uc.uid, mine);
+			log_peer(s, uc.uid, SD_WARNING,
+				 "uid %u has %u connections already, refusing another",
+				 (unsigned)uc.uid, mine);
 			return 0;
 		}
 	}
@@ -2063,4 +2089,12 @@ void varlink_server_set_max_connections_per_uid(VarlinkServer *s, unsigned n)
 {
 	if (s && n > 0)
 		s->max_connections_per_uid = n;
+}
+
+void varlink_server_set_peer_log(VarlinkServer *s, VarlinkPeerLog log, void *userdata)
+{
+	if (!s)
+		return;
+	s->peer_log = log;
+	s->peer_log_userdata = userdata;
 }

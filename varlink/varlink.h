@@ -177,6 +177,14 @@ void varlink_server_set_max_fds(VarlinkServer *s, unsigned n); /* at most 253 (S
  * are not counted against either (root could do all it asks itself). */
 void varlink_server_set_max_connections(VarlinkServer *s, unsigned n);
 void varlink_server_set_max_connections_per_uid(VarlinkServer *s, unsigned n);
+/* Where the server's warnings about what a peer did go (a malformed or
+ * oversized message, too many fds or connections, answers it does not
+ * read): line is complete, "<N>" priority prefix first, no newline; uid is
+ * the peer's.  Any peer can cause such lines at will, so a server that
+ * runs for others may want to bound them per uid.  Unset (NULL), they go to
+ * stderr. */
+typedef void (*VarlinkPeerLog)(uid_t uid, const char *line, void *userdata);
+void varlink_server_set_peer_log(VarlinkServer *s, VarlinkPeerLog log, void *userdata);
 
 /* ---- calls ---- */
 

@@ -1028,15 +1028,36 @@ static void test_fds(void)
 	safe_close(pfd[1]);
 }
 
+typedef struct PeerLines {
+	unsigned n;
+	uid_t uid;
+	char last[512];
+} PeerLines;
+
+static void on_peer_line(uid_t uid, const char *line, void *userdata)
+{
+	PeerLines *p = userdata;
+
+	p->n++;
+	p->uid = uid;
+	snprintf(p->last, sizeof(p->last), "%s", line);
+}
+
 static void test_bad_input(void)
 {
+	PeerLines lines = {};
 	Client *c;
 	json_object *a;
 
+	varlink_server_set_peer_log(server, on_peer_line, &lines);
 	c = client_new();
 	client_send(c, "{\"method\": \"org.example.Test.Echo\", oops}");
 	ok(client_wait_eof(c, 3000) && c->len == 0, "malformed JSON: disconnect");
 	client_free(c);
+	ok(lines.n == 1 && lines.uid == getuid() && !strncmp(lines.last, "<4>varlink: pid ", 16) &&
+		   strstr(lines.last, "sent a malformed message"),
+	   "... said once to the peer log, with the peer's uid: %s", lines.last);
+	varlink_server_set_peer_log(server, NULL, NULL);
 
 	c = client_new();
 	client_send(c, "{\"parameters\":{}}");
