@@ -26,7 +26,8 @@ $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 
 MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o $(B)/daemon/bus.o \
 	$(B)/daemon/bus-args.o $(B)/daemon/request.o $(B)/daemon/audit.o $(B)/daemon/journal.o \
-	$(B)/daemon/polkit.o $(B)/daemon/executor.o $(B)/daemon/ratelimit.o $(B)/shared/json-scan.o \
+	$(B)/daemon/polkit.o $(B)/daemon/executor.o $(B)/daemon/ratelimit.o $(B)/daemon/peerlog.o \
+	$(B)/shared/json-scan.o \
 	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) \
 	$(VARLINK_OBJS)
 

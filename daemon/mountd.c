@@ -25,6 +25,7 @@
 #include "caps.h"
 #include "executor.h"
 #include "leftovers.h"
+#include "peerlog.h"
 #include "ratelimit.h"
 #include "request.h"
 #include "util.h"
@@ -414,6 +415,10 @@ int main(int argc, char **argv)
 	}
 	if (r >= 0)
 		r = setup_rate_limit(&d);
+	if (r >= 0)
+		r = peerlog_setup(d.event);
+	if (r >= 0)
+		varlink_server_set_peer_log(d.server, peerlog_write, NULL);
 	request_set_idle_callback(on_jobs_done, &d);
 	if (r >= 0)
 		r = sd_event_add_time_relative(d.event, &d.trim_timer, CLOCK_MONOTONIC,
@@ -465,6 +470,7 @@ int main(int argc, char **argv)
 	d.trim_timer = sd_event_source_unref(d.trim_timer);
 	bus_front_free(d.bus);
 	varlink_server_free(d.server);
+	peerlog_shutdown();
 	/* Its reports are records: before the journal queue's last flush. */
 	ratelimit_shutdown();
 	request_shutdown();

@@ -34,6 +34,12 @@ $(B)/tests/unit/test-ratelimit: $(B)/tests/unit/test-ratelimit.o $(B)/daemon/rat
 		$(B)/daemon/audit.o $(B)/daemon/journal.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# warnings about peers: per uid, in all, root's, the line counting the rest
+UNIT_TESTS += $(B)/tests/unit/test-peerlog
+$(B)/tests/unit/test-peerlog: $(B)/tests/unit/test-peerlog.o $(B)/daemon/peerlog.o \
+		$(B)/daemon/ratelimit.o $(B)/daemon/audit.o $(B)/daemon/journal.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 # daemon/journal.c and the audit queue: the native format, a journal that
 # reads nothing (no call waits, a bounded backlog, the rest counted), shutdown
 UNIT_TESTS += $(B)/tests/unit/test-journal
