@@ -357,6 +357,7 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
 	journal_record_addf(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
 	journal_record_addf(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
+	journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)caller->principal);
 	add_set(r, "MOUNTD_CALLER_COMM", comm);
 	journal_record_add(r, "MOUNTD_METHOD", method);
 	add_set(r, "MOUNTD_FSTYPE", fstype);
@@ -386,7 +387,10 @@ void audit_rate_limited(uid_t uid, uint64_t refused, const char *limit)
 		journal_record_addf(r, "MESSAGE",
 				    "%" PRIu64 " more calls by uid %u refused: rate limit (%s)",
 				    refused, (unsigned)uid, limit);
+		/* The rate's key is the user (principal.h): for its own
+		 * calls, its uid too. */
 		journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)uid);
+		journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)uid);
 	}
 	journal_record_add(r, "MESSAGE_ID", AUDIT_MESSAGE_ID_REFUSED);
 	journal_record_addf(r, "PRIORITY", "%d", LOG_NOTICE);

@@ -17,6 +17,9 @@ typedef struct AuthCaller {
 	PolicyCaller id;
 	pid_t pid;
 	int pidfd; /* borrowed, -EBADF if the front end has none */
+	/* Who per-user limits count this caller against (shared/principal.h):
+	 * its uid, or the user whose subuid it is; 0 only for root. */
+	uid_t principal;
 	/* For the journal record: the caller's comm, borrowed, as the front
 	 * end knows it (varlink: read once per connection); NULL: read from
 	 * /proc/PID/comm with the answer. */

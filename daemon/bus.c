@@ -60,6 +60,7 @@
 #include "bus-args.h"
 #include "bus.h"
 #include "ops-names.h"
+#include "principal.h"
 #include "request.h"
 #include "util.h"
 #include "watch.h"
@@ -195,6 +196,7 @@ static int caller_of(BusCall *c, AuthCaller *ret)
 	}
 	c->caller_pidfd = sender_pidfd(c->m, ret->pid);
 	ret->pidfd = c->caller_pidfd >= 0 ? c->caller_pidfd : -EBADF;
+	ret->principal = principal_of_pidfd(ret->pidfd, ret->id.uid);
 	return 0;
 }
 
@@ -701,14 +703,15 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
 					 "At most %d watches per client",
 					 BUS_WATCHES_PER_CLIENT_MAX);
-	if (rc.caller.id.uid != 0 && watches_of_uid(b, rc.caller.id.uid) >= BUS_WATCHES_PER_UID_MAX)
+	if (rc.caller.principal != 0 &&
+	    watches_of_uid(b, rc.caller.principal) >= BUS_WATCHES_PER_UID_MAX)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
 					 "At most %d watches per user", BUS_WATCHES_PER_UID_MAX);
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	*w = (BusWatch){.front = b, .uid = rc.caller.id.uid};
+	*w = (BusWatch){.front = b, .uid = rc.caller.principal};
 	LIST_INSERT_HEAD(&b->watches, w, link);
 	b->n_watches++;
 	snprintf(w->path, sizeof(w->path), "%s/%" PRIu64, BUS_WATCH_PREFIX, ++b->last_watch_id);

@@ -706,7 +706,7 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 
 	if (n_fds > EXEC_FDS_MAX)
 		return -E2BIG;
-	c = caller_get(x, key->uid);
+	c = caller_get(x, key->principal);
 	if (!c)
 		return -ENOMEM;
 	if (c->n_busy >= EXEC_BUSY_PER_UID && c->n_queued >= EXEC_QUEUED_PER_UID)

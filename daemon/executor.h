@@ -10,10 +10,11 @@
  * then serves that key's requests one at a time, for as long as it is
  * reused: the common case, a request into a namespace already served, costs
  * no fork and no setns.  When all of a key's workers are busy another is
- * forked, up to EXEC_BUSY_PER_UID busy workers per uid; that uid's further
- * requests wait in its own queue (at most EXEC_QUEUED_PER_UID, beyond which
- * submitting fails with -EAGAIN), so one user never holds what root or
- * another user needs.
+ * forked, up to EXEC_BUSY_PER_UID busy workers per user; that user's
+ * further requests wait in its own queue (at most EXEC_QUEUED_PER_UID,
+ * beyond which submitting fails with -EAGAIN), so one user never holds what
+ * root or another user needs.  The user is the key's principal: a user's
+ * subuids count as that user (shared/principal.h).
  *
  * Requests and replies are text (the executor does not look into them) and
  * fds, one SOCK_SEQPACKET message each way; a text too large for one
@@ -43,6 +44,9 @@ typedef struct Executor Executor;
 typedef struct ExecKey {
 	uint64_t mntns_id;
 	uid_t uid;
+	/* Not part of the key: whose busy and queued counts the job is
+	 * (shared/principal.h), a user's subuids being that user's. */
+	uid_t principal;
 } ExecKey;
 
 typedef struct ExecReply {

@@ -10,11 +10,12 @@
  * purpose (mountd.service), so unbounded, one user's lines would fill the
  * journal and rotate out the records of everyone's mounts.
  *
- * A uid other than root gets PEERLOG_BURST lines per PEERLOG_INTERVAL_USEC,
- * and all of them together PEERLOG_ALL_BURST (one user with many subuids
- * is many uids); the rest are counted, and one line a report period says
- * how many were left out and about whom most.  Root's lines are all
- * written.
+ * A user other than root (the uid given is the peer's principal, see
+ * shared/principal.h) gets PEERLOG_BURST lines per PEERLOG_INTERVAL_USEC,
+ * and all users together PEERLOG_ALL_BURST (many users, or the callers
+ * whose user cannot be told); the rest are counted, and one line a report
+ * period says how many were left out and about whom most.  Root's lines
+ * are all written.
  */
 
 #include <stdbool.h>

@@ -92,7 +92,7 @@ static void answer_invalid(const RequestCall *c, int r, const char *field)
  * 1 when answered, 0 to go on, negative when no answer could be made. */
 static int answer_rate_limited(const RequestCall *c)
 {
-	RateVerdict v = ratelimit_take(c->caller.id.uid);
+	RateVerdict v = ratelimit_take(c->caller.principal);
 	char reason[96];
 	RequestAnswer a;
 	int r;
@@ -458,7 +458,9 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	}
 	/* Keyed by namespace and caller: a worker serves one caller's
 	 * requests in one namespace, and is reused for the next. */
-	key = (ExecKey){.mntns_id = target->id, .uid = caller->id.uid};
+	key = (ExecKey){.mntns_id = target->id,
+			.uid = caller->id.uid,
+			.principal = caller->principal};
 	/* Its workers end with the process that named the namespace, so as
 	 * not to keep it alive; mountd's own namespace lives as long as
 	 * mountd, whoever named it.  The pin's fds go to the job (fds[]

@@ -71,7 +71,9 @@ static int vm_call_new(VarlinkCall *call, json_object *parameters, RequestCall *
 		.parameters = v->parameters,
 		.fds = v->fds,
 		.n_fds = n,
-		.caller = {.id = {.uid = uc.uid, .gid = uc.gid}, .pid = uc.pid},
+		.caller = {.id = {.uid = uc.uid, .gid = uc.gid},
+			   .pid = uc.pid,
+			   .principal = varlink_call_get_peer_principal(call)},
 		.parameters_as_text = true,
 	};
 	rc->caller.comm = varlink_call_get_peer_comm(call);

@@ -1,7 +1,7 @@
 # varlink/build.mk — the varlink transport (server + JSON field dispatch),
 # a library of its own: nothing in it knows mountd's interfaces.
 
-VARLINK_OBJS := $(B)/varlink/varlink.o $(B)/varlink/json-dispatch.o
+VARLINK_OBJS := $(B)/varlink/varlink.o $(B)/varlink/json-dispatch.o $(B)/shared/principal.o
 
 # table-driven JSON parameter decoding
 UNIT_TESTS += $(B)/varlink/tests/test-json-dispatch

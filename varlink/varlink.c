@@ -22,6 +22,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "json-dispatch.h"
+#include "principal.h"
 #include "util.h"
 #include "varlink.h"
 
@@ -142,6 +143,7 @@ struct Connection {
 	sd_event_source *io, *defer;
 	struct ucred ucred;
 	int pidfd;
+	uid_t principal; /* who the per-uid limits count this against */
 
 	char *ibuf;
 	size_t ilen, ialloc, istart, iscan;
@@ -282,9 +284,14 @@ static void outmsg_free(OutMsg *m)
 	free(m);
 }
 
-static const char *conn_describe(Connection *conn, char buf[static 32])
+static const char *conn_describe(Connection *conn, char buf[static 64])
 {
-	snprintf(buf, 32, "pid %d (uid %u)", (int)conn->ucred.pid, (unsigned)conn->ucred.uid);
+	if (conn->principal == conn->ucred.uid)
+		snprintf(buf, 64, "pid %d (uid %u)", (int)conn->ucred.pid,
+			 (unsigned)conn->ucred.uid);
+	else
+		snprintf(buf, 64, "pid %d (uid %u, user %u)", (int)conn->ucred.pid,
+			 (unsigned)conn->ucred.uid, (unsigned)conn->principal);
 	return buf;
 }
 
@@ -507,10 +514,10 @@ static void conn_flush(Connection *conn)
 			if (errno == EAGAIN)
 				return;
 			if (errno != EPIPE && errno != ECONNRESET) {
-				char d[32];
+				char d[64];
 				int err = errno;
 
-				log_peer(conn->server, conn->ucred.uid, SD_WARNING,
+				log_peer(conn->server, conn->principal, SD_WARNING,
 					 "write to %s failed: %s", conn_describe(conn, d),
 					 strerror(err));
 			}
@@ -645,7 +652,7 @@ static int conn_take_fds(Connection *conn, uint64_t from, uint64_t to, int **ret
 static int conn_parse(Connection *conn)
 {
 	VarlinkServer *s = conn->server;
-	char d[32];
+	char d[64];
 
 	/* Parse no further than the queue limit: the rest waits in the buffer
 	 * (and the socket, as reading stops too) until the queue drains. */
@@ -666,7 +673,7 @@ static int conn_parse(Connection *conn)
 		unsigned n_fds = 0;
 		int r = conn_take_fds(conn, from, from + len, &fds, &n_fds);
 		if (r == -E2BIG) {
-			log_peer(s, conn->ucred.uid, SD_WARNING,
+			log_peer(s, conn->principal, SD_WARNING,
 				 "%s sent more than %u fds with one message, disconnecting",
 				 conn_describe(conn, d), s->max_fds);
 			return r;
@@ -688,7 +695,7 @@ static int conn_parse(Connection *conn)
 				ok = false;
 		json_tokener_free(tok);
 		if (!ok || !request_valid(msg)) {
-			log_peer(s, conn->ucred.uid, SD_WARNING,
+			log_peer(s, conn->principal, SD_WARNING,
 				 "%s sent a malformed message, disconnecting",
 				 conn_describe(conn, d));
 			json_object_put(msg);
@@ -728,11 +735,11 @@ static int conn_parse(Connection *conn)
 static int conn_parse_input(Connection *conn)
 {
 	VarlinkServer *s = conn->server;
-	char d[32];
+	char d[64];
 
 	int r = conn_parse(conn);
 	if (r == -EMSGSIZE) {
-		log_peer(s, conn->ucred.uid, SD_WARNING,
+		log_peer(s, conn->principal, SD_WARNING,
 			 "%s sent a message larger than %zu bytes, disconnecting",
 			 conn_describe(conn, d), s->max_message_size);
 		json_object *p = json_object_new_object();
@@ -754,7 +761,7 @@ static int conn_parse_input(Connection *conn)
 static int conn_read(Connection *conn)
 {
 	VarlinkServer *s = conn->server;
-	char d[32];
+	char d[64];
 
 	if (conn->ialloc - conn->ilen < READ_CHUNK) {
 		size_t n = conn->ilen + READ_CHUNK;
@@ -786,7 +793,7 @@ static int conn_read(Connection *conn)
 		if (err == EAGAIN || err == EINTR)
 			return 0;
 		if (err != ECONNRESET)
-			log_peer(conn->server, conn->ucred.uid, SD_WARNING,
+			log_peer(conn->server, conn->principal, SD_WARNING,
 				 "read from %s failed: %s", conn_describe(conn, d), strerror(err));
 		return -err;
 	}
@@ -807,7 +814,7 @@ static int conn_read(Connection *conn)
 		n_fds += k;
 	}
 	if (mh.msg_flags & MSG_CTRUNC) {
-		log_peer(s, conn->ucred.uid, SD_WARNING, "%s sent more than %u fds, disconnecting",
+		log_peer(s, conn->principal, SD_WARNING, "%s sent more than %u fds, disconnecting",
 			 conn_describe(conn, d), s->max_fds);
 		fds_free(fds, n_fds);
 		return -E2BIG;
@@ -916,15 +923,15 @@ static int call_send_too_large(VarlinkCall *c, size_t size)
 	return conn_enqueue(c->conn, msg, NULL, 0, SIZE_MAX, &unused);
 }
 
-/* What a uid's connections hold for their clients: output not written
+/* What a user's connections hold for their clients: output not written
  * yet, and what their calls keep to send (varlink_call_set_held()). */
-static size_t uid_held(VarlinkServer *s, uid_t uid)
+static size_t uid_held(VarlinkServer *s, uid_t principal)
 {
 	Connection *c;
 	size_t n = 0;
 
 	LIST_FOREACH(c, &s->connections, link)
-	if (c->ucred.uid == uid)
+	if (c->principal == principal)
 		n += c->out_bytes + (c->active ? c->active->held : 0);
 	return n;
 }
@@ -960,25 +967,25 @@ static int call_send(VarlinkCall *c, json_object *msg, bool reply)
 		return -ENOTCONN;
 	if (reply && s->reply_too_large_error)
 		max = s->max_message_size;
-	if (reply && s->held_error && conn->ucred.uid != 0) {
-		size_t held = uid_held(s, conn->ucred.uid), limit = VARLINK_HELD_PER_UID(s);
+	if (reply && s->held_error && conn->principal != 0) {
+		size_t held = uid_held(s, conn->principal), limit = VARLINK_HELD_PER_UID(s);
 
 		room = held < limit ? limit - held : 0;
 	}
 	r = conn_enqueue(conn, msg, c->out_fds, c->n_out_fds, MIN(max, room), &size);
 	if (r == -EMSGSIZE && size > max) {
-		char d[32];
+		char d[64];
 
-		log_peer(s, conn->ucred.uid, SD_NOTICE,
+		log_peer(s, conn->principal, SD_NOTICE,
 			 "answer of %zu bytes to %s is larger than %zu, sending %s", size,
 			 conn_describe(conn, d), s->max_message_size, s->reply_too_large_error);
 		r = call_send_too_large(c, size);
 		return r < 0 ? r : 1;
 	}
 	if (r == -EMSGSIZE) {
-		char d[32];
+		char d[64];
 
-		log_peer(s, conn->ucred.uid, SD_NOTICE,
+		log_peer(s, conn->principal, SD_NOTICE,
 			 "answer of %zu bytes to %s would make its uid's unread answers more than "
 			 "%zu bytes, sending %s",
 			 size, conn_describe(conn, d), (size_t)VARLINK_HELD_PER_UID(s),
@@ -1185,6 +1192,11 @@ int varlink_call_get_peer_ucred(VarlinkCall *c, struct ucred *ret)
 		return -EINVAL;
 	*ret = c->conn->ucred;
 	return 0;
+}
+
+uid_t varlink_call_get_peer_principal(VarlinkCall *c)
+{
+	return c ? c->conn->principal : PRINCIPAL_UNKNOWN;
 }
 
 int varlink_call_get_peer_pidfd(VarlinkCall *c)
@@ -1526,8 +1538,8 @@ static void conn_process(Connection *conn)
 {
 	conn->busy = true;
 	if (conn->overflow && !conn->hung_up) {
-		char d[32];
-		log_peer(conn->server, conn->ucred.uid, SD_WARNING,
+		char d[64];
+		log_peer(conn->server, conn->principal, SD_WARNING,
 			 "%s does not read its answers, disconnecting", conn_describe(conn, d));
 		conn_hangup(conn);
 	}
@@ -1602,10 +1614,10 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 	return 0;
 }
 
-/* uc: the peer's credentials, as on_accept() read them. */
-static int conn_new(VarlinkServer *s, int fd, const struct ucred *uc)
+/* uc, pidfd (taken), principal: the peer, as on_accept() found it. */
+static int conn_new(VarlinkServer *s, int fd, const struct ucred *uc, int pidfd, uid_t principal)
 {
-	_cleanup_close_ int owned = fd;
+	_cleanup_close_ int owned = fd, owned_pidfd = pidfd;
 	Connection *conn = calloc(1, sizeof(*conn));
 	int r;
 
@@ -1619,10 +1631,8 @@ static int conn_new(VarlinkServer *s, int fd, const struct ucred *uc)
 	conn->pidfd = -EBADF;
 
 	conn->ucred = *uc;
-	int pidfd = -EBADF;
-	socklen_t l = sizeof(pidfd);
-	if (getsockopt(conn->fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &l) == 0 && pidfd >= 0)
-		conn->pidfd = pidfd;
+	conn->pidfd = TAKE_FD(owned_pidfd);
+	conn->principal = principal;
 
 	r = sd_event_add_io(s->event, &conn->io, conn->fd, EPOLLIN, on_conn_io, conn);
 	if (r >= 0)
@@ -1690,26 +1700,34 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	socklen_t len = sizeof(uc);
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0 || len != sizeof(uc))
 		return 0;
-	if (uc.uid != 0) {
+	_cleanup_close_ int pidfd = -EBADF;
+	len = sizeof(pidfd);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+		pidfd = -EBADF;
+	/* Counted by the user who answers for the peer: a user's subuids
+	 * are that user's (principal.h). */
+	uid_t principal = principal_of_pidfd(pidfd, uc.uid);
+	if (principal != 0) {
 		unsigned mine = 0;
 		Connection *c;
 
 		LIST_FOREACH(c, &s->connections, link)
-		mine += c->ucred.uid == uc.uid;
+		mine += c->principal == principal;
 		if (s->n_connections >= s->max_connections) {
-			log_peer(s, uc.uid, SD_WARNING,
-				 "too many connections (%u), refusing uid %u", s->n_connections,
-				 (unsigned)uc.uid);
+			log_peer(s, principal, SD_WARNING,
+				 "too many connections (%u), refusing pid %d (uid %u, user %u)",
+				 s->n_connections, (int)uc.pid, (unsigned)uc.uid,
+				 (unsigned)principal);
 			return 0;
 		}
 		if (mine >= s->max_connections_per_uid) {
-			log_peer(s, uc.uid, SD_WARNING,
-				 "uid %u has %u connections already, refusing another",
-				 (unsigned)uc.uid, mine);
+			log_peer(s, principal, SD_WARNING,
+				 "user %u has %u connections already, refusing pid %d (uid %u)",
+				 (unsigned)principal, mine, (int)uc.pid, (unsigned)uc.uid);
 			return 0;
 		}
 	}
-	int r = conn_new(s, TAKE_FD(cfd), &uc);
+	int r = conn_new(s, TAKE_FD(cfd), &uc, TAKE_FD(pidfd), principal);
 	if (r < 0)
 		log_vl(SD_WARNING, "cannot set up connection: %s", strerror(-r));
 	return 0;

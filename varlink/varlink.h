@@ -174,7 +174,10 @@ void varlink_server_set_max_message_size(VarlinkServer *s, size_t size);
 size_t varlink_server_get_max_message_size(VarlinkServer *s);
 void varlink_server_set_max_fds(VarlinkServer *s, unsigned n); /* at most 253 (SCM_MAX_FD) */
 /* Connections beyond either limit are closed at once; root's connections
- * are not counted against either (root could do all it asks itself). */
+ * are not counted against either (root could do all it asks itself).
+ * "Per uid" here, and for VARLINK_HELD_PER_UID, is per user who answers
+ * for the peer (varlink_call_get_peer_principal()): a user's subuids count
+ * as that user. */
 void varlink_server_set_max_connections(VarlinkServer *s, unsigned n);
 void varlink_server_set_max_connections_per_uid(VarlinkServer *s, unsigned n);
 /* Where the server's warnings about what a peer did go (a malformed or
@@ -215,6 +218,10 @@ int varlink_call_push_fd(VarlinkCall *c, int fd);
 int varlink_call_get_peer_ucred(VarlinkCall *c, struct ucred *ret);
 /* SO_PEERPIDFD if the kernel has it; borrowed; -EOPNOTSUPP otherwise. */
 int varlink_call_get_peer_pidfd(VarlinkCall *c);
+/* The user who answers for the peer (shared/principal.h), as of accept:
+ * what the per-uid limits here count against, and what a server's own
+ * should.  0: root. */
+uid_t varlink_call_get_peer_principal(VarlinkCall *c);
 /* The peer's supplementary groups (SO_PEERGROUPS, as of connect(), read
  * once per connection); *ret is to be freed. */
 int varlink_call_get_peer_groups(VarlinkCall *c, gid_t **ret, size_t *ret_n);

@@ -34,6 +34,11 @@ $(B)/tests/unit/test-ratelimit: $(B)/tests/unit/test-ratelimit.o $(B)/daemon/rat
 		$(B)/daemon/audit.o $(B)/daemon/journal.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# who answers for a process: subuids, root's containers, nesting, gone
+UNIT_TESTS += $(B)/tests/unit/test-principal
+$(B)/tests/unit/test-principal: $(B)/tests/unit/test-principal.o $(B)/shared/principal.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 # warnings about peers: per uid, in all, root's, the line counting the rest
 UNIT_TESTS += $(B)/tests/unit/test-peerlog
 $(B)/tests/unit/test-peerlog: $(B)/tests/unit/test-peerlog.o $(B)/daemon/peerlog.o \

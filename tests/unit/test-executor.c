@@ -138,10 +138,11 @@ static void answer_done(Answer *a)
 static int nsfd = -EBADF;
 static uint64_t ns_id;
 
-static int submit(Executor *x, uid_t uid, int owner, const char *text, const int *fds, size_t n,
-		  uint64_t timeout_ms, Answer *a)
+/* As uid, counted against principal (a user's subuid: the user). */
+static int submit_as(Executor *x, uid_t uid, uid_t principal, int owner, const char *text,
+		     const int *fds, size_t n, uint64_t timeout_ms, Answer *a)
 {
-	ExecKey key = {.mntns_id = ns_id, .uid = uid};
+	ExecKey key = {.mntns_id = ns_id, .uid = uid, .principal = principal};
 	/* Copies for the executor to take, as request.c's pins are taken. */
 	_cleanup_close_ int ns = fcntl(nsfd, F_DUPFD_CLOEXEC, 3);
 	_cleanup_close_ int own = owner >= 0 ? fcntl(owner, F_DUPFD_CLOEXEC, 3) : -EBADF;
@@ -149,6 +150,12 @@ static int submit(Executor *x, uid_t uid, int owner, const char *text, const int
 	*a = (Answer){.fd = -EBADF};
 	return executor_submit(x, &key, &ns, owner >= 0 ? &own : NULL, text, fds, n,
 			       timeout_ms * 1000, on_done, a);
+}
+
+static int submit(Executor *x, uid_t uid, int owner, const char *text, const int *fds, size_t n,
+		  uint64_t timeout_ms, Answer *a)
+{
+	return submit_as(x, uid, uid, owner, text, fds, n, timeout_ms, a);
 }
 
 /* Our fds but the event loop's own (epoll, timerfds), which it makes as it
@@ -250,6 +257,8 @@ int main(void)
 		   EXEC_BUSY_PER_UID, EXEC_QUEUED_PER_UID);
 		ok(submit(x, 1000, -EBADF, "pid", NULL, 0, 5000, &a[n]) == -EAGAIN,
 		   "one more is refused with -EAGAIN");
+		ok(submit_as(x, 101000, 1000, -EBADF, "pid", NULL, 0, 5000, &a[n]) == -EAGAIN,
+		   "  and one as another uid of the same user (a subuid)");
 		ok(submit(x, 0, -EBADF, "pid", NULL, 0, 5000, &b) == 0 && wait_all(e, &b, 1) &&
 			   b.r == 0,
 		   "another uid is answered while that one is at its limit");
