@@ -119,6 +119,21 @@ static void tmpfs_raw(void)
 		bench_die("umount2");
 }
 
+/* A call mountd's varlink library answers by itself, with no mount code:
+ * what the transport alone costs a call. */
+static void bare_round_trip(void)
+{
+	bench_call(bench_client, "org.varlink.service.GetInfo", "{}", NULL, 0, NULL);
+}
+
+/* The raw work plus what two calls of any varlink service cost at least. */
+static void tmpfs_reference(void)
+{
+	bare_round_trip();
+	tmpfs_raw();
+	bare_round_trip();
+}
+
 static void tmpfs_mount8(void)
 {
 	bench_run((char *const[]){"mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
@@ -206,6 +221,13 @@ static void pid_raw(void)
 		bench_die("setns back");
 }
 
+static void pid_reference(void)
+{
+	bare_round_trip();
+	pid_raw();
+	bare_round_trip();
+}
+
 static void pid_mountd(void)
 {
 	mountd_pair(target_ns_json);
@@ -228,6 +250,12 @@ static void info_fsinfo(void)
 
 	if (syscall(__NR_fsinfo, AT_FDCWD, bench_dir, &p, &st, sizeof(st)) < 0)
 		bench_die("fsinfo");
+}
+
+static void info_reference(void)
+{
+	bare_round_trip();
+	info_fsinfo();
 }
 
 static void info_statfs(void)
@@ -508,12 +536,20 @@ int main(int argc, char **argv)
 	Method tmpfs[] = {
 		{.name = "raw syscalls", .role = ROLE_FLOOR, .once = tmpfs_raw, .every = 1},
 		{.name = "mountd", .role = ROLE_SUBJECT, .once = tmpfs_mountd, .every = 1},
+		{.name = "raw + 2 round trips",
+		 .role = ROLE_REFERENCE,
+		 .once = tmpfs_reference,
+		 .every = 1},
 		{.name = "mount(8)+umount", .role = ROLE_RIVAL, .once = tmpfs_mount8, .every = 4},
 		{.name = "mountctl", .role = ROLE_RIVAL, .once = tmpfs_mountctl, .every = 4},
 	};
 	Method pid[] = {
 		{.name = "raw setns+syscalls", .role = ROLE_FLOOR, .once = pid_raw, .every = 1},
 		{.name = "mountd by pid", .role = ROLE_SUBJECT, .once = pid_mountd, .every = 1},
+		{.name = "raw + 2 round trips",
+		 .role = ROLE_REFERENCE,
+		 .once = pid_reference,
+		 .every = 1},
 		{.name = "nsenter mount+umount",
 		 .role = ROLE_RIVAL,
 		 .once = pid_nsenter,
@@ -525,6 +561,10 @@ int main(int argc, char **argv)
 		{.name = "mountd Info, mountd ns",
 		 .role = ROLE_SUBJECT,
 		 .once = info_mountd_ns,
+		 .every = 1},
+		{.name = "fsinfo + round trip",
+		 .role = ROLE_REFERENCE,
+		 .once = info_reference,
 		 .every = 1},
 		{.name = "statfs() direct", .role = ROLE_RIVAL, .once = info_statfs, .every = 1},
 	};
@@ -610,7 +650,10 @@ int main(int argc, char **argv)
 	}
 	report(sections, ELEMENTSOF(sections), csv);
 	printf("vs floor: median / the floor's median; mountd/it: mountd's median / that rival's "
-	       "(below 1: mountd is faster)\nlist: %zu mounts; by-pid: target pid %s\n",
+	       "(below 1: mountd is faster)\n"
+	       "\"+ round trip(s)\": the floor's work with a bare varlink call "
+	       "(org.varlink.service.GetInfo, no mount code) per call mountd needs: the least "
+	       "any varlink service could take\nlist: %zu mounts; by-pid: target pid %s\n",
 	       n_entries, target_pid);
 	if (image)
 		image_notes();

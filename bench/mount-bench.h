@@ -13,8 +13,11 @@
 #include "libmountd-client.h"
 
 /* The floor is the least a program could do (the raw system calls), the
- * subject is mountd, the rivals are what a runtime would use instead. */
-typedef enum { ROLE_FLOOR, ROLE_SUBJECT, ROLE_RIVAL } Role;
+ * subject is mountd, the rivals are what a runtime would use instead; a
+ * reference is the least any varlink service could cost (the floor's work
+ * plus a bare round trip per call), to show how much of the subject's
+ * time is the transport's. */
+typedef enum { ROLE_FLOOR, ROLE_SUBJECT, ROLE_RIVAL, ROLE_REFERENCE } Role;
 
 typedef struct Method {
 	const char *name;
