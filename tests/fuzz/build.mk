@@ -51,8 +51,8 @@ $(B)/fuzz/fuzz-fsinfo: $(FO)/tests/fuzz/fuzz-fsinfo.o $(FUZZ_OPS_OBJS)
 
 # varlink/: the transport, a real server fed in chunks of every size
 FUZZERS += $(B)/fuzz/fuzz-varlink
-$(B)/fuzz/fuzz-varlink: $(FO)/tests/fuzz/fuzz-varlink.o $(FO)/varlink/varlink.o \
-		$(FO)/varlink/json-dispatch.o
+$(B)/fuzz/fuzz-varlink: $(FO)/tests/fuzz/fuzz-varlink.o \
+		$(patsubst $(B)/%,$(FO)/%,$(VARLINK_OBJS))
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # daemon/bus-args.c: every method's D-Bus arguments, as real messages
