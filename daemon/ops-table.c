@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -901,13 +902,36 @@ static json_object *info_values_to_json(const OpsInfoResult *res)
 	return a;
 }
 
+/* Where the mounts are written: json-c's buffer, and whether any append
+ * failed (no memory), which makes the whole text fail. */
+typedef struct MountsOut {
+	struct printbuf *pb;
+	bool failed;
+} MountsOut;
+
+/* printbuf_memappend_fast(), with its failure kept: an append inline while
+ * the buffer has room.  A List of 10k mounts makes ~500k of them. */
+static inline void out_put(MountsOut *o, const char *s, size_t n)
+{
+	struct printbuf *pb = o->pb;
+
+	if (n < (size_t)(pb->size - pb->bpos)) {
+		memcpy(pb->buf + pb->bpos, s, n);
+		pb->bpos += (int)n;
+		pb->buf[pb->bpos] = 0;
+	} else if (n > INT_MAX || printbuf_memappend(pb, s, (int)n) < 0)
+		o->failed = true;
+}
+
+#define out_literal(o, s) out_put((o), (s), sizeof(s) - 1)
+
 /* A JSON string as json-c writes it (JSON_C_TO_STRING_NOSLASHESCAPE). */
-static void print_string(struct printbuf *pb, const char *s)
+static void out_string(MountsOut *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const char *run = s;
 
-	printbuf_strappend(pb, "\"");
+	out_literal(o, "\"");
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		char u[7] = "\\u00";
@@ -942,102 +966,104 @@ static void print_string(struct printbuf *pb, const char *s)
 			u[5] = hex[c & 15];
 			u[6] = 0;
 		}
-		printbuf_memappend(pb, run, (int)(s - run));
-		printbuf_memappend(pb, esc, (int)strlen(esc));
+		out_put(o, run, (size_t)(s - run));
+		out_put(o, esc, strlen(esc));
 		run = s + 1;
 	}
-	printbuf_memappend(pb, run, (int)(s - run));
-	printbuf_strappend(pb, "\"");
+	out_put(o, run, (size_t)(s - run));
+	out_literal(o, "\"");
 }
 
 /* A number as json-c writes an int64 ("%" PRId64), without vsnprintf(). */
-static void print_u64(struct printbuf *pb, uint64_t v)
+static void out_u64(MountsOut *o, uint64_t v)
 {
 	char buf[24], *p = buf + sizeof(buf);
+	bool negative = (int64_t)v < 0; /* json-c's int64: what it would print */
 
-	if ((int64_t)v < 0) { /* json-c's int64: what it would print */
-		sprintbuf(pb, "%" PRId64, (int64_t)v);
-		return;
-	}
+	if (negative)
+		v = -v;
 	do
 		*--p = (char)('0' + v % 10);
 	while ((v /= 10));
-	printbuf_memappend(pb, p, (int)(buf + sizeof(buf) - p));
+	if (negative)
+		*--p = '-';
+	out_put(o, p, (size_t)(buf + sizeof(buf) - p));
 }
-
-#define print_literal(pb, s) printbuf_memappend((pb), (s), (int)sizeof(s) - 1)
 
 /* ops_mount_entry_to_json(e), written as the plain JSON json-c would make
  * of it, without the ~25 objects per mount: what a List of many mounts
  * costs is mostly those (test-ops-table compares the two).  No printf:
  * a List of 10k mounts would make 100k calls of it. */
-static void print_mount_entry(struct printbuf *pb, const OpsMountEntry *e)
+static void out_mount_entry(MountsOut *o, const OpsMountEntry *e)
 {
-	print_literal(pb, "{\"id\":");
-	print_u64(pb, e->id);
-	print_literal(pb, ",\"parentId\":");
-	print_u64(pb, e->parent_id);
-	print_literal(pb, ",\"oldId\":");
-	print_u64(pb, e->id_old);
-	print_literal(pb, ",\"oldParentId\":");
-	print_u64(pb, e->parent_id_old);
-	print_literal(pb, ",\"fsType\":");
-	print_string(pb, e->fstype ?: "");
+	out_literal(o, "{\"id\":");
+	out_u64(o, e->id);
+	out_literal(o, ",\"parentId\":");
+	out_u64(o, e->parent_id);
+	out_literal(o, ",\"oldId\":");
+	out_u64(o, e->id_old);
+	out_literal(o, ",\"oldParentId\":");
+	out_u64(o, e->parent_id_old);
+	out_literal(o, ",\"fsType\":");
+	out_string(o, e->fstype ?: "");
 	if (e->source) {
-		print_literal(pb, ",\"source\":");
-		print_string(pb, e->source);
+		out_literal(o, ",\"source\":");
+		out_string(o, e->source);
 	}
-	print_literal(pb, ",\"root\":");
-	print_string(pb, e->root ?: "");
-	print_literal(pb, ",\"mountPoint\":");
-	print_string(pb, e->mount_point ?: "");
+	out_literal(o, ",\"root\":");
+	out_string(o, e->root ?: "");
+	out_literal(o, ",\"mountPoint\":");
+	out_string(o, e->mount_point ?: "");
 	if (e->options) {
-		print_literal(pb, ",\"options\":");
-		print_string(pb, e->options);
+		out_literal(o, ",\"options\":");
+		out_string(o, e->options);
 	}
-	print_literal(pb, ",\"attributes\":{");
+	out_literal(o, ",\"attributes\":{");
 	for (const JsonDispatch *f = attributes_fields; f->name; f++) {
 		if (f != attributes_fields)
-			print_literal(pb, ",");
-		print_string(pb, f->name);
-		print_literal(pb, ":");
+			out_literal(o, ",");
+		out_string(o, f->name);
+		out_literal(o, ":");
 		if (f->callback == dispatch_atime)
-			print_string(pb, ops_atime_to_string(e->attr));
+			out_string(o, ops_atime_to_string(e->attr));
 		else if (e->attr & *(const uint64_t *)f->data)
-			print_literal(pb, "true");
+			out_literal(o, "true");
 		else
-			print_literal(pb, "false");
+			out_literal(o, "false");
 	}
-	print_literal(pb, "},\"propagation\":");
-	print_string(pb, mnt_propagation_to_string(e->propagation));
-	print_literal(pb, ",\"peerGroup\":");
-	print_u64(pb, e->peer_group);
-	print_literal(pb, ",\"master\":");
-	print_u64(pb, e->master);
-	print_literal(pb, ",\"device\":\"");
-	print_u64(pb, e->dev_major);
-	print_literal(pb, ":");
-	print_u64(pb, e->dev_minor);
-	print_literal(pb, "\"}");
+	out_literal(o, "},\"propagation\":");
+	out_string(o, mnt_propagation_to_string(e->propagation));
+	out_literal(o, ",\"peerGroup\":");
+	out_u64(o, e->peer_group);
+	out_literal(o, ",\"master\":");
+	out_u64(o, e->master);
+	out_literal(o, ",\"device\":\"");
+	out_u64(o, e->dev_major);
+	out_literal(o, ":");
+	out_u64(o, e->dev_minor);
+	out_literal(o, "\"}");
 }
 
-static void print_mounts(struct printbuf *pb, const OpsListResult *res)
+/* 0, or -ENOMEM when the text could not be written whole. */
+static int print_mounts(struct printbuf *pb, const OpsListResult *res)
 {
-	printbuf_strappend(pb, "[");
-	for (size_t i = 0; i < res->n_mounts; i++) {
+	MountsOut o = {.pb = pb};
+
+	out_literal(&o, "[");
+	for (size_t i = 0; i < res->n_mounts && !o.failed; i++) {
 		if (i > 0)
-			printbuf_strappend(pb, ",");
-		print_mount_entry(pb, &res->mounts[i]);
+			out_literal(&o, ",");
+		out_mount_entry(&o, &res->mounts[i]);
 	}
-	printbuf_strappend(pb, "]");
+	out_literal(&o, "]");
+	return o.failed ? -ENOMEM : 0;
 }
 
 static int serialize_mounts(json_object *o, struct printbuf *pb, int level, int flags)
 {
 	(void)level;
 	(void)flags;
-	print_mounts(pb, json_object_get_userdata(o));
-	return 0;
+	return print_mounts(pb, json_object_get_userdata(o)) < 0 ? -1 : 0;
 }
 
 static void free_mounts(json_object *o, void *userdata)
@@ -1074,8 +1100,7 @@ char *ops_mounts_to_text(const OpsListResult *res)
 
 	if (!pb)
 		return NULL;
-	print_mounts(pb, res);
-	s = strndup(pb->buf, (size_t)pb->bpos);
+	s = print_mounts(pb, res) < 0 ? NULL : strndup(pb->buf, (size_t)pb->bpos);
 	printbuf_free(pb);
 	return s;
 }
