@@ -81,7 +81,7 @@ static void ignore_uid(uid_t uid, uint64_t quiet, void *userdata)
 uint64_t peer_log_report(PeerLog *l, uint64_t now)
 {
 	uint64_t n = l->left_out;
-	char line[256];
+	char line[256], most[48] = "";
 
 	l->most = 0;
 	(void)rate_table_report(l->per_uid, now, note_uid, l);
@@ -89,16 +89,11 @@ uint64_t peer_log_report(PeerLog *l, uint64_t now)
 	if (n == 0)
 		return 0;
 	if (l->most > 0)
-		snprintf(line, sizeof(line),
-			 "<4>mountd: left out %" PRIu64 " warnings about peers (more than %u per "
-			 "%llu s from one uid or %u from all), most about uid %u",
-			 n, PEERLOG_BURST, PEERLOG_INTERVAL_USEC / 1000000, PEERLOG_ALL_BURST,
-			 (unsigned)l->most_uid);
-	else
-		snprintf(line, sizeof(line),
-			 "<4>mountd: left out %" PRIu64 " warnings about peers (more than %u per "
-			 "%llu s from one uid or %u from all)",
-			 n, PEERLOG_BURST, PEERLOG_INTERVAL_USEC / 1000000, PEERLOG_ALL_BURST);
+		snprintf(most, sizeof(most), ", most about uid %u", (unsigned)l->most_uid);
+	snprintf(line, sizeof(line),
+		 "<4>mountd: left out %" PRIu64 " warnings about peers (more than %u per %llu s "
+		 "from one uid or %u from all)%s",
+		 n, PEERLOG_BURST, PEERLOG_INTERVAL_USEC / 1000000, PEERLOG_ALL_BURST, most);
 	l->write_line(line, l->userdata);
 	l->left_out = 0;
 	return n;
@@ -107,8 +102,7 @@ uint64_t peer_log_report(PeerLog *l, uint64_t now)
 /* ---- mountd's ------------------------------------------------------------------ */
 
 static PeerLog *peer_log;
-static sd_event *loop;
-static sd_event_source *report_timer;
+static ReportPeriod period;
 
 static void write_stderr(const char *line, void *userdata)
 {
@@ -116,21 +110,9 @@ static void write_stderr(const char *line, void *userdata)
 	fprintf(stderr, "%s\n", line);
 }
 
-static uint64_t now_usec(void)
+static void report(uint64_t now)
 {
-	uint64_t now = 0;
-
-	(void)sd_event_now(loop, CLOCK_MONOTONIC, &now);
-	return now;
-}
-
-static int on_report(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	(void)s;
-	(void)usec;
-	(void)userdata;
-	(void)peer_log_report(peer_log, now_usec());
-	return 0;
+	(void)peer_log_report(peer_log, now);
 }
 
 int peerlog_setup(sd_event *event)
@@ -140,11 +122,7 @@ int peerlog_setup(sd_event *event)
 	peer_log = peer_log_new(write_stderr, NULL);
 	if (!peer_log)
 		return -ENOMEM;
-	loop = event;
-	r = sd_event_add_time_relative(event, &report_timer, CLOCK_MONOTONIC, PEERLOG_REPORT_USEC,
-				       0, on_report, NULL);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(report_timer, SD_EVENT_OFF);
+	r = report_period_setup(&period, event, PEERLOG_REPORT_USEC, report);
 	if (r < 0)
 		peerlog_shutdown();
 	return r;
@@ -152,29 +130,19 @@ int peerlog_setup(sd_event *event)
 
 void peerlog_write(uid_t uid, const char *line, void *userdata)
 {
-	int enabled = SD_EVENT_OFF;
-
 	(void)userdata;
 	if (!peer_log) {
 		write_stderr(line, NULL);
 		return;
 	}
-	if (peer_log_line(peer_log, uid, line, now_usec()))
-		return;
 	/* A period starts with a line left out: the timer runs only while
 	 * a report is owed. */
-	(void)sd_event_source_get_enabled(report_timer, &enabled);
-	if (enabled == SD_EVENT_OFF) {
-		(void)sd_event_source_set_time_relative(report_timer, PEERLOG_REPORT_USEC);
-		(void)sd_event_source_set_enabled(report_timer, SD_EVENT_ONESHOT);
-	}
+	if (!peer_log_line(peer_log, uid, line, report_period_now(&period)))
+		report_period_start(&period);
 }
 
 void peerlog_shutdown(void)
 {
-	if (peer_log)
-		(void)peer_log_report(peer_log, now_usec());
-	report_timer = sd_event_source_disable_unref(report_timer);
+	report_period_end(&period);
 	peer_log = peer_log_free(peer_log);
-	loop = NULL;
 }

@@ -146,11 +146,64 @@ size_t rate_table_report(RateTable *t, uint64_t now,
 	return t->n;
 }
 
+/* ---- report periods ------------------------------------------------------------ */
+
+static int on_period_end(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	ReportPeriod *p = userdata;
+
+	(void)s;
+	(void)usec;
+	p->report(report_period_now(p));
+	return 0;
+}
+
+int report_period_setup(ReportPeriod *p, sd_event *event, uint64_t usec,
+			void (*report)(uint64_t now_usec))
+{
+	int r;
+
+	*p = (ReportPeriod){.usec = usec, .report = report};
+	r = sd_event_add_time_relative(event, &p->timer, CLOCK_MONOTONIC, usec, 0, on_period_end,
+				       p);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
+	if (r < 0)
+		p->timer = sd_event_source_disable_unref(p->timer);
+	return r;
+}
+
+void report_period_start(ReportPeriod *p)
+{
+	int enabled = SD_EVENT_OFF;
+
+	(void)sd_event_source_get_enabled(p->timer, &enabled);
+	if (enabled == SD_EVENT_OFF) {
+		(void)sd_event_source_set_time_relative(p->timer, p->usec);
+		(void)sd_event_source_set_enabled(p->timer, SD_EVENT_ONESHOT);
+	}
+}
+
+uint64_t report_period_now(const ReportPeriod *p)
+{
+	uint64_t now = 0;
+
+	if (p->timer)
+		(void)sd_event_now(sd_event_source_get_event(p->timer), CLOCK_MONOTONIC, &now);
+	return now;
+}
+
+void report_period_end(ReportPeriod *p)
+{
+	if (p->timer)
+		p->report(report_period_now(p));
+	p->timer = sd_event_source_disable_unref(p->timer);
+}
+
 /* ---- mountd's table ------------------------------------------------------------- */
 
 static RateTable *table;
-static sd_event *loop;
-static sd_event_source *report_timer;
+static ReportPeriod period;
 static char description[64];
 
 static void report_to_audit(uid_t uid, uint64_t refused, void *userdata)
@@ -159,21 +212,9 @@ static void report_to_audit(uid_t uid, uint64_t refused, void *userdata)
 	audit_rate_limited(uid, refused, description);
 }
 
-static uint64_t now_usec(void)
+static void report(uint64_t now)
 {
-	uint64_t now = 0;
-
-	(void)sd_event_now(loop, CLOCK_MONOTONIC, &now);
-	return now;
-}
-
-static int on_report(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	(void)s;
-	(void)usec;
-	(void)userdata;
-	(void)rate_table_report(table, now_usec(), report_to_audit, NULL);
-	return 0;
+	(void)rate_table_report(table, now, report_to_audit, NULL);
 }
 
 int ratelimit_setup(sd_event *event, unsigned burst, uint64_t interval_usec)
@@ -183,13 +224,9 @@ int ratelimit_setup(sd_event *event, unsigned burst, uint64_t interval_usec)
 	table = rate_table_new(burst, interval_usec);
 	if (!table)
 		return -ENOMEM;
-	loop = event;
 	snprintf(description, sizeof(description), "%u calls per %g s", burst,
 		 (double)interval_usec / 1e6);
-	r = sd_event_add_time_relative(event, &report_timer, CLOCK_MONOTONIC, RATELIMIT_REPORT_USEC,
-				       0, on_report, NULL);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(report_timer, SD_EVENT_OFF);
+	r = report_period_setup(&period, event, RATELIMIT_REPORT_USEC, report);
 	if (r < 0)
 		ratelimit_shutdown();
 	return r;
@@ -201,19 +238,11 @@ RateVerdict ratelimit_take(uid_t uid)
 
 	if (!table)
 		return RATE_PASS;
-	v = rate_table_take(table, uid, now_usec());
+	v = rate_table_take(table, uid, report_period_now(&period));
 	/* A period starts with a refusal: the timer runs only while
 	 * refusals are owed a report. */
-	if (v != RATE_PASS) {
-		int enabled = SD_EVENT_OFF;
-
-		(void)sd_event_source_get_enabled(report_timer, &enabled);
-		if (enabled == SD_EVENT_OFF) {
-			(void)sd_event_source_set_time_relative(report_timer,
-								RATELIMIT_REPORT_USEC);
-			(void)sd_event_source_set_enabled(report_timer, SD_EVENT_ONESHOT);
-		}
-	}
+	if (v != RATE_PASS)
+		report_period_start(&period);
 	return v;
 }
 
@@ -224,9 +253,6 @@ const char *ratelimit_describe(void)
 
 void ratelimit_shutdown(void)
 {
-	if (table)
-		(void)rate_table_report(table, now_usec(), report_to_audit, NULL);
-	report_timer = sd_event_source_disable_unref(report_timer);
+	report_period_end(&period);
 	table = rate_table_free(table);
-	loop = NULL;
 }

@@ -54,6 +54,25 @@ size_t rate_table_report(RateTable *t, uint64_t now_usec,
 			 void (*report)(uid_t uid, uint64_t refused, void *userdata),
 			 void *userdata);
 
+/* The end of a report period on an event loop's monotonic clock: off
+ * until something left out starts a period (report_period_start()), then
+ * report(now) once at its end.  The call rate below and peerlog.h's
+ * warnings about peers use it. */
+typedef struct ReportPeriod {
+	sd_event_source *timer;
+	uint64_t usec;
+	void (*report)(uint64_t now_usec);
+} ReportPeriod;
+
+int report_period_setup(ReportPeriod *p, sd_event *event, uint64_t usec,
+			void (*report)(uint64_t now_usec));
+/* Starts a period unless one is running. */
+void report_period_start(ReportPeriod *p);
+/* The event loop's time: what the tables are given. */
+uint64_t report_period_now(const ReportPeriod *p);
+/* Reports what is owed at once, and stops. */
+void report_period_end(ReportPeriod *p);
+
 /* mountd's table, on event's monotonic clock, reporting through
  * audit_rate_limited().  Without it every call passes. */
 int ratelimit_setup(sd_event *event, unsigned burst, uint64_t interval_usec);
