@@ -81,19 +81,9 @@ print(\"whole\" if p == [\"/run/no\\nsuch\"] else p)'"
 # line to its stderr, journald's stream.  systemd gives that stream a large
 # send buffer: with a blocking stderr, mountd stopped after ~21800 lines
 # here.  30000 fill it.
-cat >"$work/garbage.py" <<'PY'
-import socket
-for _ in range(30000):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(10)
-    s.connect("/run/mountd/io.mountd.Mount")
-    s.sendall(b"{not json\0")
-    s.recv(1)
-    s.close()
-PY
 kill -STOP "$journald"
 check "30000 malformed messages while journald reads nothing: each connection is closed" \
-	timeout 300 python3 "$work/garbage.py"
+	timeout 300 python3 "$TOP/tests/guest/malformed-flood.py" 30000
 check_output "... and a call after them is answered by the same mountd" '"mounts"' \
 	timeout 30 $V io.mountd.Mount.List '{}'
 check "... with no restart" test "$(main_pid) $(systemctl show -P NRestarts mountd.service)" = "$pid $n0"

@@ -33,20 +33,11 @@ left_out_since() {
 		awk '{ n += $1 } END { print n + 0 }'
 }
 
-cat >"$work/garbage.py" <<'PY'
-import socket, sys
-for _ in range(int(sys.argv[1])):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(10)
-    s.connect("/run/mountd/io.mountd.Mount")
-    s.sendall(b"{not json\0")
-    s.recv(1)
-    s.close()
-PY
-# garbage.py as uid $1 (from stdin: $work is root's); $2 messages
+# malformed-flood.py as uid $1 (from stdin: the checkout may be closed to
+# the user); $2 messages
 garbage_as() {
 	timeout 300 setpriv --reuid="$1" --regid="$1" --clear-groups \
-		python3 - "$2" <"$work/garbage.py"
+		python3 - "$2" <"$TOP/tests/guest/malformed-flood.py"
 }
 
 fresh_units
