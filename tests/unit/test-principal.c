@@ -178,54 +178,53 @@ static void test_no_namespace(void)
 	reap(&c);
 }
 
-static void test_subuids(void)
+/* A child that makes a user namespace (as USER, or as root) whose ids
+ * 0..9 the parent maps to outside.., then takes the rest of steps (ids as
+ * spawn()'s).  Whether it came to run as kuid, and *ret its principal. */
+static bool principal_in_mapped(bool as_user, const char *steps, const uid_t *ids, unsigned outside,
+				uid_t kuid, uid_t *ret)
 {
-	static const uid_t three[] = {3};
-	Child c = spawn(true, "UWS", three);
-	bool set_up = parent_wait(&c) == 'r' && map(c.pid, 0, SUBUIDS, 10) >= 0;
-	uid_t p;
+	Child c = spawn(as_user, steps, ids);
+	bool set_up = parent_wait(&c) == 'r' && map(c.pid, 0, outside, 10) >= 0;
 
 	if (set_up)
 		parent_go(&c);
-	set_up = set_up && parent_wait(&c) == 'r' && kernel_uid(c.pid) == SUBUIDS + 3;
-	p = principal_of_pid(c.pid, SUBUIDS + 3);
+	set_up = set_up && parent_wait(&c) == 'r' && kernel_uid(c.pid) == kuid;
+	*ret = principal_of_pid(c.pid, kuid);
+	reap(&c);
+	return set_up;
+}
+
+static void test_subuids(void)
+{
+	static const uid_t three[] = {3};
+	uid_t p;
+	bool set_up = principal_in_mapped(true, "UWS", three, SUBUIDS, SUBUIDS + 3, &p);
+
 	ok(set_up && p == USER, "a process as one of the user's subuids (%u): the user's (%u)",
 	   SUBUIDS + 3, (unsigned)p);
-	reap(&c);
 }
 
 static void test_subuids_nested(void)
 {
 	static const uid_t three[] = {3};
-	/* As subuid 3 it makes a namespace of its own: owned by the subuid. */
-	Child c = spawn(true, "UWSU", three);
-	bool set_up = parent_wait(&c) == 'r' && map(c.pid, 0, SUBUIDS, 10) >= 0;
 	uid_t p;
+	/* As subuid 3 it makes a namespace of its own: owned by the subuid. */
+	bool set_up = principal_in_mapped(true, "UWSU", three, SUBUIDS, SUBUIDS + 3, &p);
 
-	if (set_up)
-		parent_go(&c);
-	set_up = set_up && parent_wait(&c) == 'r' && kernel_uid(c.pid) == SUBUIDS + 3;
-	p = principal_of_pid(c.pid, SUBUIDS + 3);
 	ok(set_up && p == USER,
 	   "... in a namespace a subuid made inside: still the user's, the outermost (%u)",
 	   (unsigned)p);
-	reap(&c);
 }
 
 static void test_root_container(void)
 {
 	static const uid_t five[] = {5};
-	Child c = spawn(false, "UWS", five);
-	bool set_up = parent_wait(&c) == 'r' && map(c.pid, 0, CONTAINER, 10) >= 0;
 	uid_t p;
+	bool set_up = principal_in_mapped(false, "UWS", five, CONTAINER, CONTAINER + 5, &p);
 
-	if (set_up)
-		parent_go(&c);
-	set_up = set_up && parent_wait(&c) == 'r' && kernel_uid(c.pid) == CONTAINER + 5;
-	p = principal_of_pid(c.pid, CONTAINER + 5);
 	ok(set_up && p == CONTAINER + 5,
 	   "a process in a namespace root made: its own uid, as without one (%u)", (unsigned)p);
-	reap(&c);
 }
 
 /* Maps pid's user namespace from inside its parent, userns_fd: only a
