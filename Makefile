@@ -1,24 +1,34 @@
 # mountd — top-level build.  `make run` and `make check` are the two entry
 # points; both install missing Debian packages first (scripts/deps), then
-# re-enter make so that pkg-config and the kernel key are read after the
-# install, not before it.
+# re-enter make for the real work.  A make that starts at an entry point
+# reads nothing else: whatever it computed (pkg-config's flags, the kernel
+# key) would be computed before the install and, exported or passed on,
+# reach the inner make stale.  tests/unit/test-make-entry.sh holds this.
 
 SHELL := /bin/bash
 export MOUNTD_CACHE ?= /var/cache/mountd
 B := build
 
-.PHONY: all run check fuzz deps
-all run check fuzz:
+ENTRY_GOALS := all run check fuzz
+ifneq ($(filter $(ENTRY_GOALS),$(or $(MAKECMDGOALS),all)),)
+
+.PHONY: $(ENTRY_GOALS)
+$(ENTRY_GOALS):
 	@scripts/deps
 	@$(MAKE) --no-print-directory _$@
 
+else
+
+.PHONY: deps
 deps:
 	@scripts/deps
 
 # ---------------------------------------------------------------- internals
 # Everything below assumes the packages are installed.
 
-KDIR := $(shell scripts/kernel-build --dir 2>/dev/null)
+# The kernel's key names its inputs; without them (linux-source not
+# installed) there is no key, and the kernel rule below says why.
+KDIR := $(or $(shell scripts/kernel-build --dir 2>/dev/null),$(MOUNTD_CACHE)/kernel/no-key)
 UAPI := $(KDIR)/include
 KERNEL := $(KDIR)/bzImage
 
@@ -55,8 +65,10 @@ include $(filter-out varlink/build.mk,$(sort $(wildcard */build.mk */*/build.mk 
 
 _all: build
 
+# The kernel this make was parsed for must be the one its inputs build now.
 kernel $(KERNEL):
-	@scripts/kernel-build >/dev/null
+	@d=$$(scripts/kernel-build) && [ "$$d" = "$(KDIR)" ] || \
+		{ echo "error: make was parsed for kernel $(KDIR), the inputs now build $${d:-nothing}: run make again" >&2; exit 1; }
 
 print-uapi-dir: $(KERNEL)
 	@echo $(UAPI)
@@ -88,7 +100,7 @@ _run: kernel disk
 	@scripts/run
 
 check-host: build
-	@scripts/check-host $(UNIT_TESTS)
+	@MOUNTD_UAPI=$(MOUNTD_UAPI) scripts/check-host $(UNIT_TESTS)
 
 # tests/fuzz: FUZZ_SECONDS per harness, judged like the host tests.
 _fuzz: $(FUZZERS)
@@ -111,3 +123,5 @@ format:
 
 clean:
 	rm -rf $(B)
+
+endif
