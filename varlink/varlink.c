@@ -26,12 +26,18 @@
 #include "util.h"
 #include "varlink.h"
 
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 76
+#endif
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
 #endif
 
 #define READ_CHUNK  (64U * 1024)
 #define SCM_MAX_FDS 253U
+/* Control data a message may carry besides its fds: SCM_CREDENTIALS and
+ * SCM_PIDFD. */
+#define CONTROL_OTHER_SPACE (CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)))
 /* Unread output beyond this means the client stopped reading (e.g. a
  * stream it never consumes): drop it rather than grow without bound. */
 #define OUTPUT_HARD_LIMIT(s) ((s)->max_message_size * 4 + READ_CHUNK)
@@ -772,11 +778,14 @@ static int conn_read(Connection *conn)
 		conn->ialloc = n;
 	}
 
-	/* Room for exactly max_fds: more gives MSG_CTRUNC (and the kernel
-	 * closes the excess). */
+	/* Room for max_fds and for the other control messages the socket may
+	 * carry with every message: SCM_CREDENTIALS where SO_PASSCRED is set
+	 * (PassCredentials= in the socket unit), SCM_PIDFD where SO_PASSPIDFD
+	 * is.  Without that room a message with fewer than max_fds fds is
+	 * truncated.  The limit itself is counted below, on what arrived. */
 	union {
 		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int) * SCM_MAX_FDS)];
+		char buf[CONTROL_OTHER_SPACE + CMSG_SPACE(sizeof(int) * SCM_MAX_FDS)];
 	} control;
 	struct iovec iov = {.iov_base = conn->ibuf + conn->ilen,
 			    .iov_len = conn->ialloc - conn->ilen};
@@ -784,7 +793,7 @@ static int conn_read(Connection *conn)
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 		.msg_control = &control,
-		.msg_controllen = CMSG_SPACE(sizeof(int) * s->max_fds),
+		.msg_controllen = CONTROL_OTHER_SPACE + CMSG_SPACE(sizeof(int) * s->max_fds),
 	};
 
 	ssize_t n = recvmsg(conn->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -798,26 +807,41 @@ static int conn_read(Connection *conn)
 		return -err;
 	}
 
+	/* Every fd that arrived is taken into fds (or closed) before anything
+	 * can fail, so none is left behind. */
 	int *fds = NULL;
 	unsigned n_fds = 0;
+	int r = 0;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_PIDFD) {
+			int pidfd;
+			memcpy(&pidfd, CMSG_DATA(cm), sizeof(pidfd));
+			safe_close(pidfd);
+			continue;
+		}
+		if (cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		unsigned k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int *more = realloc(fds, sizeof(int) * (n_fds + k));
+		int *more = r < 0 ? NULL : realloc(fds, sizeof(int) * (n_fds + k));
 		if (!more) {
 			close_many((int *)CMSG_DATA(cm), k);
+			r = -ENOMEM;
 			continue;
 		}
 		fds = more;
 		memcpy(fds + n_fds, CMSG_DATA(cm), sizeof(int) * k);
 		n_fds += k;
 	}
-	if (mh.msg_flags & MSG_CTRUNC) {
+	if (r >= 0 && (n_fds > s->max_fds || (mh.msg_flags & MSG_CTRUNC))) {
 		log_peer(s, conn->principal, SD_WARNING, "%s sent more than %u fds, disconnecting",
 			 conn_describe(conn, d), s->max_fds);
+		r = -E2BIG;
+	}
+	if (r < 0) {
 		fds_free(fds, n_fds);
-		return -E2BIG;
+		return r;
 	}
 
 	if (n == 0) {
@@ -838,7 +862,7 @@ static int conn_read(Connection *conn)
 	}
 	conn->ilen += (size_t)n;
 
-	int r = conn_parse_input(conn);
+	r = conn_parse_input(conn);
 	if (r < 0)
 		return r;
 	return 1;

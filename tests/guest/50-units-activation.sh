@@ -65,6 +65,25 @@ check_output "it is ext4 on a loop device" "^ext4 /dev/loop" findmnt -n -o FSTYP
 check "and unmounts" $V io.mountd.Mount.Unmount '{"path":"/tmp/units-img"}'
 rmdir /tmp/units-img 2>/dev/null
 
+# PassCredentials=yes adds SCM_CREDENTIALS to every message: up to the
+# limit of 16 fds a call still arrives whole through the real socket, and
+# the fds it carried are gone from mountd once it is answered.
+pid=$(main_pid)
+nfd_before=$(ls /proc/$pid/fd | wc -l)
+for n in 1 8 9 16; do
+	fdargs=()
+	for _ in $(seq $n); do fdargs+=(--fd /etc/hostname); done
+	check "a call with $n fds through mountd.socket is answered" \
+		$V "${fdargs[@]}" org.varlink.service.GetInfo
+done
+check "mountd holds no more fds than before those calls" \
+	wait_for 10 bash -c "[ \$(ls /proc/$pid/fd | wc -l) -le $nfd_before ]"
+fdargs=()
+for _ in $(seq 17); do fdargs+=(--fd /etc/hostname); done
+check_output "17 fds: the connection is closed, nothing answered" "connection closed|Connection reset" \
+	bash -c '$0 "$@" 2>&1; true' $V "${fdargs[@]}" org.varlink.service.GetInfo
+check "and mountd still answers" $V org.varlink.service.GetInfo
+
 # Idle exit: 3 quiet seconds in this test (60 in the unit).
 dropin "Environment=MOUNTD_IDLE_SEC=3"
 systemctl stop mountd.service

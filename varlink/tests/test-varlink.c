@@ -1577,6 +1577,58 @@ static void test_connection_limits(const char *dir)
 	memcpy(sock_path, saved, sizeof(sock_path));
 }
 
+/* With SO_PASSCRED on the server's socket (PassCredentials=yes in
+ * mountd.socket) every message also carries SCM_CREDENTIALS: the fds the
+ * limit allows must still fit beside it. */
+static void test_fds_with_credentials(const char *dir)
+{
+	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+	char saved[sizeof(sock_path)];
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int one = 1, pfd[2];
+
+	memcpy(saved, sock_path, sizeof(saved));
+	snprintf(sock_path, sizeof(sock_path), "%s/passcred.sock", dir);
+	strcpy(sa.sun_path, sock_path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0 ||
+	    pipe2(pfd, O_CLOEXEC) < 0 || varlink_server_new(&s, event, "v", "p", "1", "u") < 0 ||
+	    varlink_server_add_interface(s, test_idl, test_methods, NULL) < 0 ||
+	    varlink_server_set_errno_error(s, "org.example.Test.Error") < 0 ||
+	    varlink_server_listen_fd(s, fd) < 0) {
+		ok(false, "setup for fds with credentials: %m");
+		memcpy(sock_path, saved, sizeof(sock_path));
+		return;
+	}
+
+	const char *req = "{\"method\":\"org.example.Test.FdCount\"}";
+	static const unsigned counts[] = {1, 8, 9, 16};
+	int many[17];
+	for (size_t i = 0; i < ELEMENTSOF(many); i++)
+		many[i] = pfd[1];
+	for (size_t i = 0; i < ELEMENTSOF(counts); i++) {
+		Client *c = client_new();
+		client_send_raw(c, req, strlen(req) + 1, many, counts[i]);
+		json_object *a = client_recv(c, 3000);
+		ok(a && jint(a, "parameters", "n") == counts[i] && !c->eof,
+		   "with SCM_CREDENTIALS: %u fds arrive whole", counts[i]);
+		json_object_put(a);
+		client_free(c);
+	}
+	Client *c = client_new();
+	client_send_raw(c, req, strlen(req) + 1, many, 17);
+	json_object *a = client_recv(c, 3000);
+	ok(!a && c->eof, "with SCM_CREDENTIALS: 17 fds, disconnected without an answer");
+	json_object_put(a);
+	client_free(c);
+
+	safe_close(pfd[0]);
+	safe_close(pfd[1]);
+	unlink(sock_path);
+	memcpy(sock_path, saved, sizeof(sock_path));
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-varlink.XXXXXX";
@@ -1625,6 +1677,7 @@ int main(void)
 	test_idle_and_drain();
 	test_api_edges(dir);
 	test_connection_limits(dir);
+	test_fds_with_credentials(dir);
 	test_held_per_uid(dir);
 	test_listen_auto(dir);
 
