@@ -103,6 +103,9 @@ int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *
 			*ret_reason = NULL;
 		return -EPERM;
 	}
+	/* "Own namespace" is the pinned caller's, never a pid's. */
+	if (caller->pidfd < 0)
+		return -ESRCH;
 	own = ops_process_mntns(caller->pid, caller->pidfd);
 	if (own < 0)
 		return own;

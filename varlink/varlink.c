@@ -12,6 +12,7 @@
  */
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
 #include <sys/queue.h>
@@ -1724,10 +1725,24 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	socklen_t len = sizeof(uc);
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0 || len != sizeof(uc))
 		return 0;
+	/* The peer's identity is its process, pinned now: a peer that has
+	 * exited already has none (SO_PEERPIDFD fails), and its pid may
+	 * name another process by the time a call asks whose namespace is
+	 * the caller's.  Such a connection is not served. */
 	_cleanup_close_ int pidfd = -EBADF;
 	len = sizeof(pidfd);
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
-		pidfd = -EBADF;
+	/* 6.16+ hands out a pidfd of an exited peer too: a pidfd that
+	 * polls readable is a process that has exited. */
+	int err = getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0 ? errno : 0;
+	if (err == 0 && poll(&(struct pollfd){.fd = pidfd, .events = POLLIN}, 1, 0) != 0)
+		err = ESRCH;
+	if (err != 0) {
+		log_peer(s, uc.uid, SD_NOTICE,
+			 "refusing a connection of pid %d (uid %u): its process cannot be pinned "
+			 "(%s)",
+			 (int)uc.pid, (unsigned)uc.uid, strerror(err));
+		return 0;
+	}
 	/* Counted by the user who answers for the peer: a user's subuids
 	 * are that user's (principal.h). */
 	uid_t principal = principal_of_pidfd(pidfd, uc.uid);

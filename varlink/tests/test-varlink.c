@@ -1629,6 +1629,40 @@ static void test_fds_with_credentials(const char *dir)
 	memcpy(sock_path, saved, sizeof(sock_path));
 }
 
+/* A peer whose process exited before accept() has no identity to pin: the
+ * connection is closed unanswered, however long its socket is kept. */
+static void test_peer_gone_before_accept(void)
+{
+	Client *c = calloc(1, sizeof(*c));
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int status = -1;
+
+	if (!c)
+		exit(2);
+	strcpy(sa.sun_path, sock_path);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	pid_t pid = fork();
+	if (pid == 0)
+		/* The connection's credentials are the child's. */
+		_exit(connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0) {
+		ok(false, "setup: a child that connects and exits (status %d)", status);
+		client_free(c);
+		return;
+	}
+	client_send(c, "{\"method\":\"org.example.Test.Whoami\"}");
+	json_object *a = client_recv(c, 3000);
+	ok(!a && c->eof, "a connection whose process exited before accept: closed, not answered");
+	json_object_put(a);
+	client_free(c);
+
+	c = client_new();
+	a = call(c, "{\"method\":\"org.example.Test.Whoami\"}");
+	ok(a && !jhas(a, "error"), "a live peer is still answered");
+	json_object_put(a);
+	client_free(c);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-varlink.XXXXXX";
@@ -1672,6 +1706,7 @@ int main(void)
 	test_oneway_more();
 	test_drain_and_reply_size();
 	test_fds();
+	test_peer_gone_before_accept();
 	test_bad_input();
 	test_hangup();
 	test_idle_and_drain();
