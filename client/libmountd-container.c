@@ -111,25 +111,62 @@ static bool pidfd_exited(int pidfd)
 	return poll(&p, 1, 0) != 0;
 }
 
+/* Who wrote a state file: the owner of the file and of its directory, when
+ * both are one user's and nobody else may write either; -EPERM otherwise.
+ * The file is opened without following a symlink, and read from that fd. */
+static int state_writer(const char *path, int *ret_fd, uid_t *ret_uid)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int fd = -EBADF;
+	struct stat f, d;
+	char *slash;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return negative_errno();
+	if (fstat(fd, &f) < 0 || lstat(dir, &d) < 0)
+		return negative_errno();
+	if (!S_ISREG(f.st_mode) || !S_ISDIR(d.st_mode) || f.st_uid != d.st_uid ||
+	    (f.st_mode & 0022) || (d.st_mode & 0022))
+		return -EPERM;
+	*ret_uid = f.st_uid;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
 /* A runtime's state file: the pid under pid_key, its start time under
- * start_key. */
+ * start_key.  Only from root or from the user whose process it names: a
+ * user's file naming another's process (root's container, for root's
+ * mountctl) is not that container's state. */
 static void try_state_file(Search *s, const char *runtime, const char *path, const char *pid_key,
 			   const char *start_key)
 {
 	_cleanup_json_ json_object *state = NULL;
-	_cleanup_close_ int pidfd = -EBADF;
+	_cleanup_close_ int pidfd = -EBADF, fd = -EBADF;
 	unsigned long long start, actual;
+	char proc[64];
+	struct stat ps;
 	json_object *v;
-	int pid;
+	uid_t writer;
+	int pid, r;
 
-	if (access(path, F_OK) < 0) {
-		if (errno == ENOENT)
-			looked(s, "%s", path);
-		else
-			looked(s, "%s (%s)", path, strerror(errno));
+	r = state_writer(path, &fd, &writer);
+	if (r == -ENOENT) {
+		looked(s, "%s", path);
 		return;
 	}
-	state = json_object_from_file(path);
+	if (r < 0) {
+		looked(s, "%s (%s)", path,
+		       r == -EPERM ? "not one user's, or writable by others" : strerror(-r));
+		return;
+	}
+	state = json_object_from_fd(fd);
 	if (!state || !json_object_object_get_ex(state, pid_key, &v)) {
 		looked(s, "%s (not %s's state)", path, runtime);
 		return;
@@ -144,12 +181,19 @@ static void try_state_file(Search *s, const char *runtime, const char *path, con
 		return;
 	}
 	pidfd = pidfd_open(pid, 0);
-	if (pidfd < 0 || proc_stat_number(pid, 22, &actual) < 0 || pidfd_exited(pidfd)) {
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	if (pidfd < 0 || proc_stat_number(pid, 22, &actual) < 0 || stat(proc, &ps) < 0 ||
+	    pidfd_exited(pidfd)) {
 		looked(s, "%s (not running: process %d is gone)", path, pid);
 		return;
 	}
 	if (start && actual != start) {
 		looked(s, "%s (not running: pid %d is another process now)", path, pid);
+		return;
+	}
+	if (writer != 0 && writer != ps.st_uid) {
+		looked(s, "%s (written by uid %u, but process %d is uid %u's)", path,
+		       (unsigned)writer, pid, (unsigned)ps.st_uid);
 		return;
 	}
 	add_match(s, pid, TAKE_FD(pidfd), "%s state %s", runtime, path);

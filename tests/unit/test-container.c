@@ -32,6 +32,33 @@ static pid_t child(void)
 	return pid;
 }
 
+/* A process of uid 65534's. */
+static pid_t nobody_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void chown_state(const char *rel, uid_t uid, mode_t mode)
+{
+	char path[512], *slash;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (chown(path, uid, uid) < 0 || chmod(path, mode) < 0)
+		return;
+	slash = strrchr(path, '/');
+	*slash = 0;
+	if (chown(path, uid, uid) < 0)
+		return;
+}
+
 static unsigned long long start_time(pid_t pid)
 {
 	char path[64], buf[1024], *p;
@@ -145,6 +172,32 @@ int main(void)
 	r = open_name("web", &c, &error);
 	ok(r == 0 && c.pid == a && pidfd_pid(c.pidfd) == a && strstr(c.source, "crun state"),
 	   "crun's state: a pidfd of its process (%d %d %s)", r, c.pid, strna(c.source));
+
+	/* Root's tool reading a user's runtime directory: a state file is
+	 * that user's word about that user's own process only. */
+	chown_state("crun/web/status", 65534, 0644);
+	r = open_name("web", &c, &error);
+	ok(r == -ENOENT && error && strstr(error, "written by uid 65534"),
+	   "a user's state file naming root's process: not trusted: %s", strna(error));
+	{
+		pid_t n = nobody_child();
+
+		usleep(100000);
+		write_file("crun/web/status", "{\"pid\": %d, \"process-start-time\": %llu}", n,
+			   start_time(n));
+		chown_state("crun/web/status", 65534, 0644);
+		r = open_name("web", &c, &error);
+		ok(r == 0 && c.pid == n,
+		   "a user's state file naming its own process: that container");
+		chown_state("crun/web/status", 65534, 0666);
+		r = open_name("web", &c, &error);
+		ok(r == -ENOENT && error && strstr(error, "writable by others"),
+		   "a state file anyone may write: not trusted: %s", strna(error));
+		kill(n, SIGKILL);
+		waitpid(n, NULL, 0);
+	}
+	rm("crun/web/status");
+	chown_state("crun/web", 0, 0755);
 
 	write_file("crun/web/status", "{\"pid\": %d, \"process-start-time\": %llu}", a,
 		   start_time(a) + 1);
