@@ -12,6 +12,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# As a fresh shell would start it: not inside another make's environment
+# (check-host hands the tests the uapi directory it built against).
+unset MOUNTD_UAPI MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 n=0
 fails=0
