@@ -69,7 +69,8 @@ static int image_reader(int image_fd, int flags, int *ret)
 static int configure(int image_fd, bool read_only, uint64_t offset, uint64_t size, int *ret_fd,
 		     int *ret_nr)
 {
-	_cleanup_close_ int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	/* mountd's own /dev: the target namespace's may be a user's. */
+	_cleanup_close_ int control = worker_host_open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 
 	if (control < 0)
 		return negative_errno();
@@ -90,7 +91,7 @@ static int configure(int image_fd, bool read_only, uint64_t offset, uint64_t siz
 		if (nr < 0)
 			return negative_errno();
 		snprintf(node, sizeof(node), "/dev/loop%d", nr);
-		fd = open(node, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+		fd = worker_host_open(node, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 		if (fd < 0)
 			return negative_errno();
 		if (ioctl(fd, LOOP_CONFIGURE, &config) < 0) {
@@ -103,7 +104,7 @@ static int configure(int image_fd, bool read_only, uint64_t offset, uint64_t siz
 		 * mount a device someone holds open for writing.  Keep a
 		 * read-only reference instead (taken before dropping the
 		 * writable one, which would otherwise trigger autoclear). */
-		int ro = open(node, O_RDONLY | O_CLOEXEC);
+		int ro = worker_host_open(node, O_RDONLY | O_CLOEXEC);
 		if (ro < 0)
 			return negative_errno();
 		safe_close(fd);
@@ -183,6 +184,14 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 	if (flags < 0) {
 		mnt_log_fail(log, "loop:image");
 		return negative_errno();
+	}
+	/* The loop device reads (and writes) with mountd's rights through
+	 * whatever file the fd names: only as far as the caller's open
+	 * allowed.  Not through an O_PATH or write-only fd; read-only from a
+	 * read-only one (configure() below). */
+	if ((flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY) {
+		mnt_log_fail(log, "loop:image");
+		return -EBADF;
 	}
 	/* Only libblkid reads the image: without a table or a type to read,
 	 * the kernel alone looks at it. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
+#include "caller-sb.h"
 #include "ops-internal.h"
 #include "rights.h"
 #include "util.h"
@@ -166,5 +167,5 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 		if (k < 0)
 			return k;
 	}
-	return mnt_fsconfig_cmd(fs_fd, FSCONFIG_CMD_RECONFIGURE, log);
+	return caller_sb_reconfigure(fs_fd, log);
 }

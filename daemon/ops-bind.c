@@ -8,11 +8,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ops-internal.h"
 #include "rights.h"
 #include "util.h"
+#include "worker.h"
 
 void ops_bind_request_done(OpsBindRequest *r)
 {
@@ -45,6 +49,51 @@ int ops_bind_validate(const OpsBindRequest *r, const char **ret_field)
 	return ops_placement_validate(&r->place, ret_field);
 }
 
+/* 1 when the mount of fd (in this namespace) has mounts at or below fd's
+ * path, from mountinfo's parent IDs: what a recursive clone would take
+ * along. */
+static int has_mounts_below(int fd)
+{
+	int proc = worker_host_dir(WORKER_HOST_PROC);
+	_cleanup_fclose_ FILE *f = NULL;
+	char link[64], path[PATH_MAX], line[PATH_MAX + 256];
+	struct statx stx = {};
+	size_t len;
+	ssize_t n;
+	int mfd;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+		return negative_errno();
+	snprintf(link, sizeof(link), "%sself/fd/%d", proc >= 0 ? "" : "/proc/", fd);
+	n = readlinkat(proc >= 0 ? proc : AT_FDCWD, link, path, sizeof(path) - 1);
+	if (n < 0)
+		return negative_errno();
+	path[n] = 0;
+	len = streq(path, "/") ? 0 : (size_t)n;
+	mfd = openat(proc >= 0 ? proc : AT_FDCWD,
+		     proc >= 0 ? "self/mountinfo" : "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (mfd < 0)
+		return negative_errno();
+	f = fdopen(mfd, "re");
+	if (!f) {
+		safe_close(mfd);
+		return negative_errno();
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long parent;
+		char mp[PATH_MAX];
+
+		/* A mount point with "\ooo" escapes compares as written: it
+		 * can only be below path if its unescaped prefix is. */
+		if (sscanf(line, "%*u %llu %*s %*s %4095s", &parent, mp) != 2 ||
+		    parent != stx.stx_mnt_id)
+			continue;
+		if (strncmp(mp, path, len) == 0 && (mp[len] == '/' || mp[len] == 0))
+			return 1;
+	}
+	return 0;
+}
+
 struct clone_args {
 	const OpsBindRequest *req;
 };
@@ -60,6 +109,17 @@ static int clone_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 		src = mnt_resolve_in_root(root_fd, r->source_path, MNT_CREATE_NONE, "source", log);
 		if (src < 0)
 			return src;
+	}
+	/* An idmapping is checked on the tree's root (ops_bind()): the
+	 * mounts below it, anyone's, must not come along for a caller who is
+	 * not root. */
+	if (r->recursive && r->userns_fd >= 0 && rights_caller(&(uid_t){0}, &(gid_t){0})) {
+		int k = has_mounts_below(src >= 0 ? src : fds[0]);
+
+		if (k != 0) {
+			mnt_log_fail(log, "idmap");
+			return k < 0 ? k : -EPERM;
+		}
 	}
 	fd = mnt_open_tree(src >= 0 ? src : fds[0], "", flags, log);
 	if (fd < 0)

@@ -21,6 +21,7 @@
 
 #include "leftovers.h"
 #include "ops-internal.h"
+#include "rights.h"
 #include "util.h"
 
 #ifndef PIDFD_GET_MNT_NAMESPACE
@@ -442,7 +443,11 @@ static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 		return target_fd;
 	if (a->place->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	r = mnt_move_mount(fds[0], "", target_fd, "", flags, log);
+	r = rights_check_mount_point(target_fd);
+	if (r < 0)
+		mnt_log_fail(log, "target");
+	else
+		r = mnt_move_mount(fds[0], "", target_fd, "", flags, log);
 	if (r < 0) {
 		/* Our fd on the new mount point must go before it can. */
 		target_fd = safe_close(target_fd);

@@ -8,13 +8,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "caller-sb.h"
 #include "loopdev.h"
 #include "ops-internal.h"
 #include "rights.h"
 #include "test-hook.h"
 #include "util.h"
+#include "worker.h"
 
 void ops_create_request_done(OpsCreateRequest *r)
 {
@@ -76,8 +79,10 @@ int ops_create_validate(const OpsCreateRequest *r, const char **ret_field)
 	k = ops_params_validate(r->params, r->n_params, ret_field);
 	if (k < 0)
 		return k;
+	/* The source has one way in, the field, where it is checked as a
+	 * source: as a parameter it would pass as any other string. */
 	for (size_t i = 0; i < r->n_params; i++)
-		if ((r->source || r->image.fd >= 0) && streq(r->params[i].key, "source")) {
+		if (streq(r->params[i].key, "source")) {
 			*ret_field = ops_field("parameters[%zu].key", i);
 			return -EINVAL;
 		}
@@ -95,20 +100,75 @@ static bool has_param(const OpsCreateRequest *r, const char *key)
 	return false;
 }
 
+/* Does filesystem type fstype ("fuse.sshfs": "fuse") read a block device,
+ * whose name its source is?  From mountd's /proc/filesystems, after fsopen()
+ * has loaded it: a type listed without "nodev", or not listed at all. */
+static bool fstype_needs_device(const char *fstype)
+{
+	int proc = worker_host_dir(WORKER_HOST_PROC);
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t n = strcspn(fstype, ".");
+	char line[128];
+	int fd;
+
+	fd = openat(proc >= 0 ? proc : AT_FDCWD, proc >= 0 ? "filesystems" : "/proc/filesystems",
+		    O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !(f = fdopen(fd, "re"))) {
+		safe_close(fd);
+		return true;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, '\t');
+
+		if (!name)
+			continue;
+		name++;
+		name[strcspn(name, "\n")] = 0;
+		if (strlen(name) == n && strncmp(name, fstype, n) == 0)
+			return !startswith(line, "nodev");
+	}
+	return true;
+}
+
+typedef struct CreateCmd {
+	int fs_fd;
+	unsigned cmd;
+	MntLog *log;
+} CreateCmd;
+
+static int cmd_create(void *userdata)
+{
+	const CreateCmd *a = userdata;
+
+	return mnt_fsconfig_cmd(a->fs_fd, a->cmd, a->log);
+}
+
 static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
 			MntLog *log)
 {
 	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
+	_cleanup_(caller_sb_done) CallerSb helper = CALLER_SB_NULL;
 	_cleanup_free_ char *device = NULL;
 	RightsSaved saved;
+	bool needs_device, by_caller;
+	uid_t uid;
+	gid_t gid;
 	int k;
 
-	fs_fd = mnt_fsopen(fstype, log);
-	if (fs_fd < 0)
-		return fs_fd;
-	/* A device the caller names must be one it could open itself. */
-	if (source == r->source) {
-		k = rights_check_device(source, has_param(r, "ro"), &device);
+	/* A superblock that remembers its maker is a non-root caller's own
+	 * (caller-sb.h). */
+	by_caller = rights_caller(&uid, &gid) && caller_sb_needed(fstype);
+	if (by_caller)
+		k = caller_sb_fsopen(fstype, &helper, &fs_fd, log);
+	else
+		k = fs_fd = mnt_fsopen(fstype, log);
+	if (k < 0)
+		return k;
+	needs_device = source && fstype_needs_device(fstype);
+	/* A device the caller names is one it opens itself; the kernel is
+	 * given the device's own name. */
+	if (needs_device && source == r->source) {
+		k = rights_open_device(source, has_param(r, "ro"), &device);
 		if (k < 0) {
 			mnt_log_fail(log, "source");
 			return k;
@@ -131,13 +191,20 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 			return k;
 	}
 	/* The parameters' paths were resolved with the caller's rights as
-	 * they were set; the superblock is mountd's to make, as any mount it
-	 * makes (overlay, for one, needs its creator to reach its own work
-	 * directory, which it makes mode 0). */
-	saved = rights_suspend();
-	k = mnt_fsconfig_cmd(fs_fd, r->exclusive ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
-			     log);
-	rights_resume(&saved);
+	 * they were set.  The superblock is the caller's to make where it
+	 * remembers its maker, else mountd's, as any mount it makes.  A block
+	 * device's name is looked up now, in mountd's own root: the target's
+	 * /dev may be a user's. */
+	CreateCmd args = {fs_fd, r->exclusive ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
+			  log};
+	if (by_caller)
+		k = caller_sb_create(&helper, fs_fd, args.cmd, log);
+	else {
+		saved = rights_suspend();
+		k = needs_device ? worker_in_host_root(cmd_create, &args) : cmd_create(&args);
+		rights_resume(&saved);
+	}
+	caller_sb_done(&helper);
 	if (k < 0)
 		return k;
 

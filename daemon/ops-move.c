@@ -9,6 +9,7 @@
 
 #include "leftovers.h"
 #include "ops-internal.h"
+#include "rights.h"
 #include "util.h"
 
 void ops_move_request_done(OpsMoveRequest *r)
@@ -58,7 +59,11 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 		return to;
 	if (r->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	k = mnt_move_mount(from, "", to, "", flags, log);
+	k = rights_check_mount_point(to);
+	if (k < 0)
+		mnt_log_fail(log, "to");
+	else
+		k = mnt_move_mount(from, "", to, "", flags, log);
 	if (k < 0) {
 		to = safe_close(to);
 		mnt_created_undo(&created);

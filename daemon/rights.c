@@ -5,15 +5,18 @@
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <linux/nsfs.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "rights.h"
 #include "util.h"
+#include "worker.h"
 
 /* setfsuid() reports nothing; an invalid id makes it return the current
  * one without changing it. */
@@ -61,6 +64,13 @@ void rights_leave(void)
 	entered = false;
 }
 
+bool rights_caller(uid_t *ret_uid, gid_t *ret_gid)
+{
+	*ret_uid = cur_fsuid;
+	*ret_gid = cur_fsgid;
+	return cur_fsuid != 0;
+}
+
 int rights_check_owner(int fd)
 {
 	uid_t fsuid = cur_fsuid;
@@ -71,6 +81,40 @@ int rights_check_owner(int fd)
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	return st.st_uid == fsuid ? 0 : -EPERM;
+}
+
+int rights_callers_userns(void)
+{
+	int proc = worker_host_dir(WORKER_HOST_PROC), userns;
+	_cleanup_close_ int mntns = -EBADF;
+	uid_t owner;
+
+	if (cur_fsuid == 0)
+		return -EPERM;
+	mntns = openat(proc >= 0 ? proc : AT_FDCWD, proc >= 0 ? "self/ns/mnt" : "/proc/self/ns/mnt",
+		       O_RDONLY | O_CLOEXEC);
+	if (mntns < 0)
+		return negative_errno();
+	userns = ioctl(mntns, NS_GET_USERNS);
+	if (userns < 0)
+		return negative_errno();
+	if (ioctl(userns, NS_GET_OWNER_UID, &owner) < 0 || owner != cur_fsuid) {
+		safe_close(userns);
+		return -EPERM;
+	}
+	return userns;
+}
+
+int rights_check_mount_point(int fd)
+{
+	_cleanup_close_ int userns = -EBADF;
+
+	if (cur_fsuid == 0)
+		return 0;
+	userns = rights_callers_userns();
+	if (userns >= 0)
+		return 0;
+	return rights_check_owner(fd);
 }
 
 int rights_check_idmap(int mount_fd, int userns_fd)
@@ -86,34 +130,54 @@ int rights_check_idmap(int mount_fd, int userns_fd)
 	return rights_check_owner(mount_fd);
 }
 
-int rights_check_device(const char *path, bool read_only, char **ret_canonical)
+/* "/dev/" + DEVNAME of block device rdev, from mountd's /sys. */
+static int device_name(dev_t rdev, char **ret)
+{
+	int dir = worker_host_dir(WORKER_HOST_SYS_DEV_BLOCK);
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[64], line[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%u:%u/uevent", dir >= 0 ? "" : "/sys/dev/block/",
+		 major(rdev), minor(rdev));
+	fd = openat(dir >= 0 ? dir : AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	f = fdopen(fd, "re");
+	if (!f) {
+		safe_close(fd);
+		return negative_errno();
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "DEVNAME=", 8) != 0)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		/* A kernel name: no "..", nothing but a path below /dev. */
+		if (!line[8] || strstr(line + 8, ".."))
+			return -ENODEV;
+		return asprintf(ret, "/dev/%s", line + 8) < 0 ? -ENOMEM : 0;
+	}
+	return -ENODEV;
+}
+
+int rights_open_device(const char *path, bool read_only, char **ret_name)
 {
 	_cleanup_close_ int fd = -EBADF;
-	char proc[64], target[4096];
 	struct stat st;
-	ssize_t n;
 
-	*ret_canonical = NULL;
-	if (cur_fsuid == 0 || !path || path[0] != '/')
+	*ret_name = NULL;
+	if (cur_fsuid == 0)
 		return 0;
-	fd = open(path, O_PATH | O_CLOEXEC);
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	fd = open(path, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		/* Where the caller cannot even look, the kernel must not
-		 * look for it. */
-		return errno == ENOENT ? 0 : -errno;
+		return negative_errno();
 	if (fstat(fd, &st) < 0)
-		return -errno;
+		return negative_errno();
 	if (!S_ISBLK(st.st_mode))
-		return 0;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (faccessat(AT_FDCWD, proc, R_OK | (read_only ? 0 : W_OK), AT_EACCESS) < 0)
-		return -errno;
-	n = readlink(proc, target, sizeof(target) - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = 0;
-	*ret_canonical = strdup(target);
-	return *ret_canonical ? 0 : -ENOMEM;
+		return -ENOTBLK;
+	return device_name(st.st_rdev, ret_name);
 }
 
 RightsSaved rights_suspend(void)

@@ -32,6 +32,8 @@ typedef struct Rights {
 int rights_enter(const Rights *r);
 /* Back to mountd's own rights. */
 void rights_leave(void);
+/* The caller whose identity the worker has taken: false for root. */
+bool rights_caller(uid_t *ret_uid, gid_t *ret_gid);
 
 /* 0 when the caller may change the mount or superblock whose root fd is
  * (root, or the caller owns that root directory), else -EPERM: a
@@ -39,19 +41,34 @@ void rights_leave(void);
  * host's root filesystem in a rootless container) stays out of reach. */
 int rights_check_owner(int fd);
 
+/* The user namespace that owns the worker's mount namespace, when the
+ * caller owns it (a rootless container of the caller's); -EPERM when it is
+ * someone else's (the host's namespace: root's), and for root. */
+int rights_callers_userns(void);
+
+/* A mount point fd (as resolved with the caller's rights) that a non-root
+ * caller may mount on: anything in a namespace of its own user namespace's,
+ * where it could mount itself; elsewhere only what it owns, as fusermount
+ * requires, or its own namespace would let it cover root's directories.
+ * -EPERM otherwise. */
+int rights_check_mount_point(int fd);
+
 /* For an idmapped mount of the tree whose root is mount_fd, with the
  * mapping of user namespace userns_fd: the caller must own both (the
  * mapping is one of its own containers', the files are its own), or the
  * mapping would hand it files of other owners.  -EPERM otherwise. */
 int rights_check_idmap(int mount_fd, int userns_fd);
 
-/* For a filesystem source given as a path: when it names a block device,
- * the caller must be able to open it (read, and write unless read_only),
- * and *ret_canonical (to be freed) is the device's own path, which the
- * kernel looks up again when it opens it; the caller cannot swap that
- * path, only one it owns.  Not a device: 0 and *ret_canonical NULL (the
- * filesystem takes the string as it is). */
-int rights_check_device(const char *path, bool read_only, char **ret_canonical);
+/* The source of a filesystem that reads a block device, as a non-root
+ * caller names it: opened as the caller (read, and write unless
+ * read_only), so that the kernel checks the caller's right to the device
+ * at open time; it must be a block device (-ENOTBLK), and a name that does
+ * not resolve is refused like any other (-ENOENT), never left for root to
+ * look up.  *ret_name (to be freed) is the device's own name in mountd's
+ * /dev ("/dev/" + its DEVNAME in mountd's /sys), which the kernel looks up
+ * in mountd's root (worker_in_host_root()): only root makes names there.
+ * Root: 0 and *ret_name NULL (root's names are its own). */
+int rights_open_device(const char *path, bool read_only, char **ret_name);
 
 /* For a step mountd takes as itself for the caller (a loop device for an
  * image fd the caller opened): mountd's rights until rights_resume(). */

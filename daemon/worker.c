@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -33,11 +35,12 @@ int worker_set_home(int home_ns_fd)
 	return 0;
 }
 
-static int host_dirs[_WORKER_HOST_DIR_MAX] = {-EBADF, -EBADF, -EBADF};
+static int host_dirs[_WORKER_HOST_DIR_MAX] = {-EBADF, -EBADF, -EBADF, -EBADF};
 
 void worker_keep_host_dirs(void)
 {
 	static const char *const paths[_WORKER_HOST_DIR_MAX] = {
+		[WORKER_HOST_ROOT] = "/",
 		[WORKER_HOST_PROC] = "/proc",
 		[WORKER_HOST_SYS_DEV_BLOCK] = "/sys/dev/block",
 		[WORKER_HOST_RUN] = "/run/mountd",
@@ -51,6 +54,44 @@ void worker_keep_host_dirs(void)
 int worker_host_dir(WorkerHostDir d)
 {
 	return host_dirs[d];
+}
+
+int worker_in_host_root(int (*fn)(void *userdata), void *userdata)
+{
+	_cleanup_close_ int here = -EBADF, cwd = -EBADF;
+	int host = host_dirs[WORKER_HOST_ROOT], r;
+
+	if (home_fd < 0 || host < 0)
+		return fn(userdata);
+	here = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (here < 0 || cwd < 0)
+		return negative_errno();
+	if (fchdir(host) < 0 || chroot(".") < 0) {
+		r = negative_errno();
+		if (fchdir(here) < 0 || chroot(".") < 0 || fchdir(cwd) < 0)
+			_exit(1);
+		return r;
+	}
+	r = fn(userdata);
+	/* A worker left in mountd's root would serve the wrong tree. */
+	if (fchdir(here) < 0 || chroot(".") < 0 || fchdir(cwd) < 0)
+		_exit(1);
+	return r;
+}
+
+int worker_host_open(const char *path, int flags)
+{
+	int host = host_dirs[WORKER_HOST_ROOT];
+	struct open_how how = {
+		.flags = (uint64_t)flags,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+
+	long fd = home_fd < 0 || host < 0 ? open(path, flags)
+					  : syscall(SYS_openat2, host, path, &how, sizeof(how));
+
+	return fd < 0 ? negative_errno() : (int)fd;
 }
 
 static bool is_home(int fd)

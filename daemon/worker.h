@@ -48,6 +48,7 @@ typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log
  * about to create (daemon/leftovers.c) live in its own /run/mountd.
  * -EBADF in mountd itself, where the absolute paths serve. */
 typedef enum WorkerHostDir {
+	WORKER_HOST_ROOT,	   /* / (worker_in_host_root()) */
 	WORKER_HOST_PROC,	   /* /proc */
 	WORKER_HOST_SYS_DEV_BLOCK, /* /sys/dev/block */
 	WORKER_HOST_RUN,	   /* /run/mountd */
@@ -56,6 +57,16 @@ typedef enum WorkerHostDir {
 
 void worker_keep_host_dirs(void);
 int worker_host_dir(WorkerHostDir d);
+
+/* fn with the worker's "/" and working directory at mountd's own root, and
+ * back: the names the kernel resolves in fn (a block device the superblock
+ * opens, /dev/loop-control) are mountd's, which no user can plant, not the
+ * target namespace's, whose /dev a rootless container makes itself.  In
+ * mountd itself fn simply runs.  A worker that cannot go back exits. */
+int worker_in_host_root(int (*fn)(void *userdata), void *userdata);
+/* open() of an absolute path of mountd's own tree, resolved inside it
+ * (RESOLVE_IN_ROOT); a plain open() in mountd itself. */
+int worker_host_open(const char *path, int flags);
 
 /* In an executor worker, which has joined home_ns_fd's namespace for good
  * (the fd is kept): worker_run() may be called from now on. */

@@ -26,6 +26,12 @@ echo "root only" >/root/secret-dir/file && chmod 0600 /root/secret-dir/file
 rm -rf /tmp/ctr && mkdir -p /tmp/ctr/mine /tmp/ctr/ov/u /tmp/ctr/ov/w /tmp/ctr/ov/l &&
 	chmod 0777 /tmp/ctr && chown -R $USER_ID:$USER_ID /tmp/ctr/mine /tmp/ctr/ov
 
+# A tmpfs of root's whose root directory is the user's, as logind makes
+# /run/user/UID (RuntimeDirectorySize= is its limit): it appears in the
+# user's container, but it is not the user's superblock.
+mkdir -p /run/user-test && mount -t tmpfs -o size=1m,mode=0700,uid=$USER_ID,gid=$USER_ID \
+	runtime-test /run/user-test
+
 # A user's own rootless container.
 user_container
 
@@ -79,6 +85,9 @@ root_sb=$(findmnt -n -o FS-OPTIONS /)
 check_output "Reconfigure of the host's root filesystem from the container is refused" \
 	'MountFailed|PermissionDenied' vdenied Reconfigure "$(reconf_json / commit 7)"
 check "  the host's root superblock is as it was" test "$(findmnt -n -o FS-OPTIONS /)" = "$root_sb"
+check_output "Reconfigure of root's tmpfs whose root directory is the user's: refused" \
+	'EPERM' vdenied Reconfigure "$(reconf_json /run/user-test size 100m)"
+check_output "  its size limit is still root's" 'size=1024k' findmnt -n -o FS-OPTIONS /run/user-test
 check_output "SetAttributes read-only on the container's / is refused" \
 	'MountFailed|PermissionDenied' \
 	vdenied SetAttributes "{\"namespace\":{\"pid\":$container},\"path\":\"/\",\"attributes\":{\"readOnly\":true}}"
@@ -98,6 +107,14 @@ check_output "binding a directory the user owns works" '"mountId"' \
 	vcall Bind "{\"sourcePath\":\"/tmp/ctr/mine\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/bm\",\"create\":\"directory\"}}"
 check_output "  nosuid,nodev there too" 'nosuid.*nodev|nodev.*nosuid' options_of /tmp/ctr/bm
 
+# --- mount points in the user's own namespace (the host's): only its own,
+# however the policy grants Bind there
+mkdir -p /usr/local/bin
+check_output "binding the user's directory over root's /usr/local/bin in its own namespace: EPERM" \
+	'EPERM' vdenied Bind '{"sourcePath":"/tmp/ctr/mine","placement":{"path":"/usr/local/bin"}}'
+check_fails "  /usr/local/bin is no mount point in pid 1's namespace" mountpoint -q /usr/local/bin
+check "  pid 1's mount table is as it was" cmp -s "$work/host.start" <(mounts_of 1)
+
 # --- idmapping: only the user's own files, with its own mapping
 idmap_bind() { # source target: the reply or the error, one JSON line
 	user_varlink --fd "/proc/$container/ns/user:ns" \
@@ -109,6 +126,18 @@ check_output "an idmapped bind of /etc with the user's own mapping is refused" \
 check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/etc
 check_output "  the shadow file stays unreadable from the container" 'Permission denied|No such' \
 	bash -c "nsenter -t $container -U -m --preserve-credentials cat /tmp/ctr/etc/shadow 2>&1; true"
+# A tree the user owns at its root, with root's mount below: recursive, the
+# idmapping would reach root's files.
+mkdir -p /tmp/ctr/mine/sub && mount -t tmpfs -o mode=0700 rootsub /tmp/ctr/mine/sub &&
+	echo "root only" >/tmp/ctr/mine/sub/secret && chmod 0600 /tmp/ctr/mine/sub/secret
+check_output "a recursive idmapped bind of the user's directory with root's mount below: refused" \
+	'"step": ?"idmap".*EPERM|EPERM.*"step": ?"idmap"' \
+	bash -c "user_varlink --fd /proc/$container/ns/user:ns io.mountd.Mount.Bind \
+		'{\"sourcePath\":\"/tmp/ctr/mine\",\"recursive\":true,\"idmapUserNamespaceFd\":0,\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/idr\",\"create\":\"directory\"}}' 2>&1; true"
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/idr
+check_output "  root's file below stays unreadable from the container" 'Permission denied|No such' \
+	bash -c "nsenter -t $container -U -m --preserve-credentials cat /tmp/ctr/idr/sub/secret 2>&1; true"
+umount /tmp/ctr/mine/sub && rmdir /tmp/ctr/mine/sub
 check_output "an idmapped bind of a directory the user owns works" '"mountId"' \
 	idmap_bind /tmp/ctr/mine /tmp/ctr/idm
 check_output "  nosuid,nodev there too" 'nosuid.*nodev|nodev.*nosuid' options_of /tmp/ctr/idm
@@ -124,11 +153,68 @@ check_output "an overlay with root's directory as lowerdir is refused" 'MountFai
 check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/o
 check_output "an overlay of the user's own directories works" '"mountId"' \
 	vcall Create "$(ov_json /tmp/ctr/ov/l)"
+# overlay copies up and cleans its work directory with the credentials of
+# whoever made it: the user's, never mountd's.  Upper and work directories
+# on the root filesystem, beside /etc.
+rm -rf /var/tmp/ctrov /var/tmp/rootwork && mkdir -p /var/tmp/ctrov/l /var/tmp/ctrov/u \
+	/var/tmp/ctrov/w /var/tmp/rootwork/work/work &&
+	echo keep >/var/tmp/rootwork/work/work/keep && chown -R $USER_ID:$USER_ID /var/tmp/ctrov
+ov3_json() { # upper work target
+	printf '{"fsType":"overlay","source":"attack","parameters":[{"key":"lowerdir","type":"string","value":"/var/tmp/ctrov/l"},{"key":"upperdir","type":"string","value":"%s"},{"key":"workdir","type":"string","value":"%s"}],"placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}}' \
+		"$1" "$2" $container "$3"
+}
+vcall Create "$(ov3_json /etc /var/tmp/ctrov/w /tmp/ctr/oetc)" >"$work/oetc" 2>&1
+in_ctr bash -c 'echo planted >/tmp/ctr/oetc/mountd-planted' 2>/dev/null
+check_fails "an overlay with upperdir=/etc: nothing planted in the host's /etc" \
+	test -e /etc/mountd-planted
+vcall Create "$(ov3_json /var/tmp/ctrov/u /var/tmp/rootwork /tmp/ctr/owork)" >"$work/owork" 2>&1
+check_output "an overlay with root's directory as workdir: root's work/work is untouched" \
+	'^keep$' cat /var/tmp/rootwork/work/work/keep
+for m in /tmp/ctr/oetc /tmp/ctr/owork; do
+	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"$m\"}" >/dev/null 2>&1
+done
 
 # --- devices: only those the user could open
 check_output "the host's disk mounted in the container by path: EACCES" 'EACCES' \
 	vdenied Create "{\"fsType\":\"ext4\",\"source\":\"$(findmnt -n -o SOURCE /)\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/disk\",\"create\":\"directory\"}}"
 check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/disk
+disk=$(findmnt -n -o SOURCE /)
+snapshot devices
+disk_json() { # parameters-and-source-json target
+	printf '{"fsType":"ext4",%s,"placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}}' \
+		"$1" $container "$2"
+}
+check_output "the host's disk as a \"source\" entry of parameters: InvalidParameter" \
+	'InvalidParameter' \
+	vdenied Create "$(disk_json "\"parameters\":[{\"key\":\"source\",\"type\":\"string\",\"value\":\"$disk\"}]" /tmp/ctr/disk2)"
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/disk2
+check_output "D-Bus: the same is refused" 'InvalidParameter|Invalid' \
+	bus Create 'sa(ssv)a{sv}' ext4 1 source string s "$disk" 1 placement a{sv} 3 namespace a{sv} 1 \
+	pid u $container path s /tmp/ctr/bus-disk create s directory
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/bus-disk
+as_user ln -sf "$disk" /tmp/ctr/mine/disklink
+check_output "the host's disk through the user's symlink to it: EACCES" 'EACCES' \
+	vdenied Create "$(disk_json "\"source\":\"/tmp/ctr/mine/disklink\"" /tmp/ctr/disk3)"
+check_output "a source that does not resolve as the user: ENOENT, not looked up again as root" \
+	'ENOENT' vdenied Create "$(disk_json '"source":"/tmp/ctr/mine/absent"' /tmp/ctr/disk3)"
+# The name flipped between nothing and the disk while the requests run: the
+# caller's own open is the only lookup, so the disk never appears.
+setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups bash -c \
+	'end=$((SECONDS + 120)); while [ $SECONDS -lt $end ]; do
+	ln -sfn "'"$disk"'" /tmp/ctr/mine/flip.new && mv -fT /tmp/ctr/mine/flip.new /tmp/ctr/mine/flip
+	rm -f /tmp/ctr/mine/flip; done' 2>/dev/null &
+flipper=$!
+flip_tries() {
+	for _ in $(seq 30); do
+		vcall Create "$(disk_json '"source":"/tmp/ctr/mine/flip"' /tmp/ctr/disk4)" >/dev/null 2>&1
+		in_ctr mountpoint -q /tmp/ctr/disk4 && { echo "mounted"; return 1; }
+	done
+	return 0
+}
+check "a source flipped between absent and the host's disk, 30 times: never mounted" flip_tries
+kill $flipper 2>/dev/null
+wait $flipper 2>/dev/null
+check "  no mount table changed by any of these" unchanged devices
 
 # --- the same over D-Bus
 check_output "D-Bus: a mount point in root's directory: refused" 'Permission denied|EACCES' \
@@ -167,6 +253,35 @@ check_output "unmounting the host's /tmp is refused" 'PermissionDenied' \
 check_output "moving a host mount is refused" 'PermissionDenied' \
 	vdenied Move '{"namespace":{"pid":1},"from":"/tmp","to":"/mnt"}'
 check "  pid 1's mount table is as it was" cmp -s "$work/host.start" <(mounts_of 1)
+
+# --- identity: a connection whose process exited before mountd took it
+# (its socket kept by another) is not served: its pid may be anyone's by then
+ghost_connect() {
+	as_user python3 -c '
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+pid = os.fork()
+if pid == 0:
+    s.connect("'$SOCK'")
+    os._exit(0)
+os.waitpid(pid, 0)
+open("/tmp/ctr/mine/ghost-ready", "w").close()
+s.sendall(json.dumps({"method": "io.mountd.Mount.Info", "parameters": {"path": "/"}}).encode() + b"\0")
+s.settimeout(30)
+try:
+    print(s.recv(65536).decode() or "EOF")
+except ConnectionResetError:
+    print("EOF")' >"$work/ghost" 2>&1 &
+	local py=$!
+	for _ in $(seq 100); do [ -e /tmp/ctr/mine/ghost-ready ] && break; sleep 0.1; done
+	kill -CONT $mountd
+	wait $py
+	cat "$work/ghost"
+}
+kill -STOP $mountd
+check_output "a connection made by a process that exited before accept(): closed unanswered" \
+	'^EOF$' ghost_connect
+check_output "  while a live one is answered" '"values"' vcall Info '{"path":"/"}'
 
 # --- limits: one user cannot use up what others need
 check_output "a user holding 80 connections gets no more than 64" '^64 ' \
@@ -231,6 +346,17 @@ stop_mountd
 echo 'allow user=1000 method=Create namespace=owned image=yes' >"$MOUNTD_POLICY"
 check "mountd starts with image=yes" start_mountd
 chmod 0666 $SOCK
+# An image root owns that the user may only write, or only name: the loop
+# device would read it with mountd's rights.
+truncate -s 16M /tmp/ctr/rootimg && mkfs.ext4 -q /tmp/ctr/rootimg && chmod 0602 /tmp/ctr/rootimg
+loops_before=$(losetup -a | wc -l)
+for mode in w path; do
+	check_output "an image fd opened $mode, with fsType given: refused" 'EBADF' \
+		bash -c "user_varlink --fd /tmp/ctr/rootimg:$mode io.mountd.Mount.Create \
+			'{\"fsType\":\"ext4\",\"image\":{\"fd\":0},\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/rootimg-$mode\",\"create\":\"directory\"}}' 2>&1; true"
+	check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/rootimg-$mode
+done
+check "  and no loop device was set up" test "$(losetup -a | wc -l)" = "$loops_before"
 check_output "with image=yes the user's image mounts in its container" '"mountId"' \
 	image_create /tmp/ctr/img
 check_output "  from a loop device, nosuid,nodev" '^/dev/loop[0-9]+ .*nosuid.*nodev' \
@@ -238,5 +364,6 @@ check_output "  from a loop device, nosuid,nodev" '^/dev/loop[0-9]+ .*nosuid.*no
 in_ctr umount /tmp/ctr/img
 stop_mountd
 kill $container 2>/dev/null
-rm -rf /root/secret-dir /tmp/ctr "$work"
+umount /run/user-test && rmdir /run/user-test
+rm -rf /root/secret-dir /tmp/ctr /var/tmp/ctrov /var/tmp/rootwork "$work"
 done_testing

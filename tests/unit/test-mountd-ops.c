@@ -191,7 +191,8 @@ static void test_create_validate(void)
 	MntParam p = param(MNT_PARAM_STRING, "source", "x", -EBADF);
 	r.params = &p;
 	r.n_params = 1;
-	ok(ops_create_validate(&r, &field) == 0, "source as a parameter accepted");
+	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "parameters[0].key"),
+	   "source as a parameter refused: the field is its one way in, checked as a source");
 	r.source = (char *)"y";
 	ok(ops_create_validate(&r, &field) == -EINVAL && streq(field, "parameters[0].key"),
 	   "source twice (field and parameter) refused");
@@ -295,7 +296,7 @@ static void test_json_params(void)
 	a = json_tokener_parse("[{\"key\":\"size\",\"type\":\"string\",\"value\":\"1m\"},"
 			       "{\"key\":\"ro\",\"type\":\"flag\"},"
 			       "{\"key\":\"k\",\"type\":\"binary\",\"value\":\"AQID\"},"
-			       "{\"key\":\"source\",\"type\":\"fd\",\"fd\":0}]");
+			       "{\"key\":\"fd\",\"type\":\"fd\",\"fd\":0}]");
 	ok(params_from_json(a, &p, &n, &field) == 0 && n == 4, "parameter list parsed");
 	ok(n == 4 && p[0].type == MNT_PARAM_STRING && streq(p[0].value, "1m") &&
 		   p[1].type == MNT_PARAM_FLAG && !p[1].value && p[2].blob_size == 3 &&
@@ -730,6 +731,12 @@ static void test_rights(void)
 	before = mkdir(secret, 0700) == 0 ? open(secret, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	ok(before >= 0, "root opens its own 0700 directory");
 
+	{
+		_cleanup_free_ char *dev = NULL;
+
+		ok(rights_open_device("/nonexistent", false, &dev) == 0 && !dev,
+		   "root's device names are its own: nothing opened for it");
+	}
 	ok(rights_enter(&nobody) == 0, "a worker takes on the caller's filesystem identity");
 	ok(mkdir(made, 0755) == 0, "  and makes a directory where the caller may");
 	during = open(secret, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -742,11 +749,14 @@ static void test_rights(void)
 		ok(mine >= 0 && rights_check_owner(mine) == 0 &&
 			   rights_check_owner(before) == -EPERM,
 		   "the caller may change what it owns, not root's");
-		ok(rights_check_device("/dev/null", false, &dev) == 0 && !dev,
-		   "a source that is no block device is left to the filesystem");
+		ok(rights_open_device("/dev/null", true, &dev) == -ENOTBLK && !dev,
+		   "a device source that is no block device is refused: ENOTBLK");
 		snprintf(inside, sizeof(inside), "%s/dev", secret);
-		ok(rights_check_device(inside, false, &dev) == -EACCES,
+		ok(rights_open_device(inside, false, &dev) == -EACCES,
 		   "a source where the caller cannot look is refused, device or not");
+		snprintf(inside, sizeof(inside), "%s/absent", made);
+		ok(rights_open_device(inside, true, &dev) == -ENOENT && !dev,
+		   "a source that names nothing is refused, not left for root to look up");
 		/* Block devices are root's (or disk's): not the caller's to mount. */
 		for (const char *const *d =
 			     (const char *const[]){"/dev/vda", "/dev/sda", "/dev/loop0", NULL};
@@ -755,7 +765,7 @@ static void test_rights(void)
 
 			if (stat(*d, &ds) < 0 || !S_ISBLK(ds.st_mode) || (ds.st_mode & 0006))
 				continue;
-			ok(rights_check_device(*d, true, &dev) == -EACCES && !dev,
+			ok(rights_open_device(*d, true, &dev) == -EACCES && !dev,
 			   "%s, a block device the caller cannot open, is refused", *d);
 			break;
 		}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Superblocks a non-root caller's filesystem remembers it by, made by the
+ * caller.  overlay keeps the credentials of whoever ran FSCONFIG_CMD_CREATE
+ * and copies up and cleans its work directory with them for the mount's
+ * whole life; made by mountd, they would be root's.  For such a filesystem
+ * a worker serving a non-root caller forks a helper that takes the caller's
+ * uid and gid (and the groups rights_enter() gave the worker): no
+ * capabilities outside a user namespace the caller owns.  The helper joins
+ * the target namespace's user namespace when the caller owns it (a rootless
+ * container: the superblock is then what the container could make itself),
+ * else a new one that maps the caller's uid and gid alone, and a mount
+ * namespace of that user namespace's.  There it calls fsopen(), so the
+ * context belongs to that user namespace, and, when the worker has set the
+ * parameters (paths resolved with the caller's rights, rights.h), CMD_CREATE.
+ * The worker, which may mount in the target namespace, does the rest:
+ * fsmount() and the placement.  A reconfiguration is the caller's the same
+ * way: the kernel checks its right to the superblock.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "mnt.h"
+
+typedef struct CallerSb {
+	pid_t pid;
+	int sock; /* to the helper */
+} CallerSb;
+
+#define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF})
+
+/* Whether fstype's superblocks remember who made them, so that a non-root
+ * caller's must be made by the caller. */
+bool caller_sb_needed(const char *fstype);
+
+/* Fork the helper as the caller whose filesystem identity the worker has
+ * (rights.h) and have it fsopen(fstype): the context's fd in *ret_fs_fd,
+ * logged as step "fsopen" (the helper's step "as-caller" before it). */
+int caller_sb_fsopen(const char *fstype, CallerSb *ret, int *ret_fs_fd, MntLog *log);
+
+/* FSCONFIG_CMD_CREATE(_EXCL) by the helper, on fs_fd's context, which the
+ * worker drains messages from. */
+int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log);
+
+/* FSCONFIG_CMD_RECONFIGURE of fs_fd's context (fspick()) by a process
+ * with the caller's uid and gid: the kernel lets it through only where the
+ * caller could reconfigure the superblock itself (CAP_SYS_ADMIN over its
+ * user namespace: one the caller owns), not a superblock of root's that
+ * merely appears in the caller's container.  Root's: directly. */
+int caller_sb_reconfigure(int fs_fd, MntLog *log);
+
+/* End the helper and reap it. */
+void caller_sb_done(CallerSb *h);
