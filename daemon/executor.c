@@ -66,7 +66,12 @@ struct Job {
 
 struct Worker {
 	Executor *x;
-	Group *group; /* NULL once it serves no key any more */
+	Group *group;	 /* NULL once it serves no key any more */
+	uid_t principal; /* whose worker it is, for its limits */
+	/* Closed when idle (or its namespace's owner went): it exits at once
+	 * and counts no more.  One killed at its deadline still counts until
+	 * it is reaped: a task in D state may take its time. */
+	bool retiring;
 	pid_t pid;
 	int pidfd, sock;
 	sd_event_source *sock_source, *pid_source, *idle_source;
@@ -103,6 +108,9 @@ struct Executor {
 	size_t n_pending, n_workers;
 	uint64_t idle_usec;
 	bool freeing; /* start nothing new */
+	/* dispatch_all() runs: callers are not freed under it, and a call
+	 * from inside it only asks it to go round once more. */
+	bool dispatching, dispatch_again;
 };
 
 void exec_reply_done(ExecReply *r)
@@ -337,6 +345,7 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 /* ---- supervision ------------------------------------------------------------------ */
 
 static void caller_dispatch(Caller *c, Executor *x);
+static void dispatch_all(Executor *x);
 static void worker_free(Worker *w);
 
 static Caller *caller_get(Executor *x, uid_t uid)
@@ -385,8 +394,9 @@ static void job_free(Job *j)
 	safe_close(j->nsfs);
 	safe_close(j->owner_pidfd);
 	free(j);
-	caller_dispatch(c, x);
-	caller_maybe_free(c);
+	/* Its slot, and maybe its worker, are free: the caller's next job,
+	 * or another's that waited for a worker. */
+	dispatch_all(x);
 }
 
 /* Answer a job and forget it; the caller's next one may start. */
@@ -432,6 +442,62 @@ static void worker_close(Worker *w)
 	w->sock = safe_close(w->sock);
 }
 
+static void worker_retire(Worker *w)
+{
+	w->retiring = true;
+	worker_close(w);
+}
+
+/* Workers that count: alive and not retiring, of principal p (or of all
+ * but root, for p == (uid_t)-1). */
+static unsigned workers_counted(Executor *x, uid_t p)
+{
+	unsigned n = 0;
+	Worker *w;
+
+	LIST_FOREACH(w, &x->workers, all)
+	n += !w->retiring && (p == (uid_t)-1 ? w->principal != 0 : w->principal == p);
+	return n;
+}
+
+/* The idle worker used least recently, of principal p (any for -1). */
+static Worker *worker_lru_idle(Executor *x, uid_t p)
+{
+	Worker *w, *best = NULL;
+
+	LIST_FOREACH(w, &x->workers, all)
+	if (!w->job && w->sock >= 0 && w->group && !w->retiring &&
+	    (p == (uid_t)-1 || w->principal == p) && (!best || w->idle_since < best->idle_since))
+		best = w;
+	return best;
+}
+
+/* Room for one more worker of principal p: within its own limit and the
+ * executor's, made by retiring idle workers, least recently used first.
+ * false: the job waits until a worker comes free.  Root is not limited: it
+ * is served whatever the others hold, and they cannot reach the unit's
+ * TasksMax (EXEC_WORKERS_MAX). */
+static bool make_room(Executor *x, uid_t p)
+{
+	Worker *w;
+
+	if (p == 0)
+		return true;
+	while (workers_counted(x, p) >= EXEC_WORKERS_PER_UID) {
+		w = worker_lru_idle(x, p);
+		if (!w)
+			return false;
+		worker_retire(w);
+	}
+	while (workers_counted(x, (uid_t)-1) >= EXEC_WORKERS_MAX) {
+		w = worker_lru_idle(x, (uid_t)-1);
+		if (!w)
+			return false;
+		worker_retire(w);
+	}
+	return true;
+}
+
 static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Group *g = userdata;
@@ -447,7 +513,7 @@ static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *use
 		if (w->job)
 			worker_detach(w);
 		else
-			worker_close(w);
+			worker_retire(w);
 	}
 	return 0;
 }
@@ -490,7 +556,7 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
 		    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0)
 			return 0;
 	}
-	worker_close(w);
+	worker_retire(w);
 	return 0;
 }
 
@@ -566,14 +632,19 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 
 static void worker_free(Worker *w)
 {
+	Executor *x;
+
 	if (!w)
 		return;
+	x = w->x;
 	worker_close(w);
 	LIST_REMOVE(w, all);
-	w->x->n_workers--;
+	x->n_workers--;
 	sd_event_source_disable_unref(w->pid_source);
 	safe_close(w->pidfd);
 	free(w);
+	/* Room for a job that waited for a worker. */
+	dispatch_all(x);
 }
 
 static int worker_spawn(Executor *x, Group *g, int nsfs, Worker **ret)
@@ -595,7 +666,7 @@ static int worker_spawn(Executor *x, Group *g, int nsfs, Worker **ret)
 	if (pid == 0)
 		worker_main(pair[1], nsfs, x->handler, parent);
 	safe_close(pair[1]);
-	*w = (Worker){.x = x, .pid = pid, .sock = pair[0]};
+	*w = (Worker){.x = x, .principal = g->key.principal, .pid = pid, .sock = pair[0]};
 	w->pidfd = pidfd_open(pid, 0);
 	if (w->pidfd < 0) {
 		r = negative_errno();
@@ -637,6 +708,10 @@ static int job_start(Job *j, const int *fds, size_t n_fds)
 		w = i;
 		break;
 	}
+	if (!w && !make_room(x, j->key.principal)) {
+		group_maybe_free(g);
+		return -EBUSY;
+	}
 	if (!w) {
 		r = worker_spawn(x, g, j->nsfs, &w);
 		if (r < 0) {
@@ -674,8 +749,41 @@ static void caller_dispatch(Caller *c, Executor *x)
 		j->queued = false;
 		c->n_queued--;
 		r = job_start(j, NULL, 0);
+		if (r == -EBUSY) {
+			/* No worker to be had yet: first in line still. */
+			TAILQ_INSERT_HEAD(&c->queue, j, queue);
+			j->queued = true;
+			c->n_queued++;
+			break;
+		}
 		if (r < 0)
 			job_finish(j, r, NULL);
+	}
+}
+
+/* Every caller whose jobs wait: a worker came free, or went.  Callers
+ * with nothing left are freed at the end. */
+static void dispatch_all(Executor *x)
+{
+	Caller *c, *next;
+
+	if (x->dispatching) {
+		x->dispatch_again = true;
+		return;
+	}
+	x->dispatching = true;
+	do {
+		x->dispatch_again = false;
+		LIST_FOREACH(c, &x->callers, all)
+		if (!TAILQ_EMPTY(&c->queue))
+			caller_dispatch(c, x);
+	} while (x->dispatch_again);
+	x->dispatching = false;
+	/* While freeing, jobs still name their callers: executor_free() frees
+	 * them last. */
+	for (c = LIST_FIRST(&x->callers); c && !x->freeing; c = next) {
+		next = LIST_NEXT(c, all);
+		caller_maybe_free(c);
 	}
 }
 
@@ -733,10 +841,16 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 		r = sd_event_add_time_relative(x->event, &j->deadline, CLOCK_MONOTONIC,
 					       timeout_usec, 0, on_deadline, j);
 	/* Copies of the fds only for a job that waits: one that starts now
-	 * sends the caller's own. */
+	 * sends the caller's own.  It waits for a slot of its caller's, or
+	 * for a worker (-EBUSY: make_room()). */
 	if (r >= 0 && c->n_busy < EXEC_BUSY_PER_UID)
 		r = job_start(j, fds, n_fds);
-	else if (r >= 0) {
+	else if (r >= 0)
+		r = -EBUSY;
+	if (r == -EBUSY && c->n_queued >= EXEC_QUEUED_PER_UID)
+		r = -EAGAIN;
+	else if (r == -EBUSY) {
+		r = 0;
 		for (size_t i = 0; r >= 0 && i < n_fds; i++) {
 			j->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
 			if (j->fds[i] < 0)
@@ -809,6 +923,12 @@ Executor *executor_free(Executor *x)
 			j->caller->n_queued--;
 		}
 		job_finish(j, -ECANCELED, NULL);
+	}
+	while (!LIST_EMPTY(&x->callers)) {
+		Caller *c = LIST_FIRST(&x->callers);
+
+		LIST_REMOVE(c, all);
+		free(c);
 	}
 	sd_event_unref(x->event);
 	free(x);

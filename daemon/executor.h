@@ -34,7 +34,14 @@
 
 #include <systemd/sd-event.h>
 
-#define EXEC_BUSY_PER_UID   8U
+#define EXEC_BUSY_PER_UID 8U
+/* Workers a user holds, busy or idle, and one killed at its deadline
+ * until it is reaped; past it the least recently used idle one ends, or
+ * the job waits. */
+#define EXEC_WORKERS_PER_UID 16U
+/* Workers of all users but root: with a helper each (caller-sb.c) still
+ * below mountd.service's TasksMax=256, so root is always served. */
+#define EXEC_WORKERS_MAX    112U
 #define EXEC_QUEUED_PER_UID 64U
 #define EXEC_IDLE_USEC	    (10ULL * 1000 * 1000)
 #define EXEC_FDS_MAX	    64U

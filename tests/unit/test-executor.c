@@ -352,6 +352,40 @@ int main(void)
 		free(big);
 	}
 
+	/* One user's workers, idle ones too, are bounded however many keys
+	 * (namespaces, subuids) it spreads its requests over: past the limit
+	 * its least recently used idle worker ends. */
+	{
+		enum { N = EXEC_WORKERS_PER_UID + 6 };
+		pid_t pids[N];
+		bool answered = true, spread = true;
+		unsigned live = 0;
+
+		for (unsigned i = 0; i < N; i++) {
+			r = submit_as(x, 300000 + i, 3000, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+			answered =
+				answered && r == 0 && wait_all(e, a, 1) && a[0].r == 0 && a[0].text;
+			pids[i] = answered ? atoi(a[0].text) : 0;
+			spread = spread && (i == 0 || pids[i] != pids[i - 1]);
+			answer_done(&a[0]);
+		}
+		ok(answered && spread, "a user's requests under %u keys, one worker each", N);
+		/* Retired workers exit at once: wait until they have. */
+		for (uint64_t end = now_ms() + 5000; now_ms() < end;) {
+			live = 0;
+			for (unsigned i = 0; i < N; i++)
+				live += pids[i] > 0 && alive(pids[i]);
+			if (live <= EXEC_WORKERS_PER_UID)
+				break;
+			(void)sd_event_run(e, 50 * 1000);
+		}
+		ok(live == EXEC_WORKERS_PER_UID, "  of which %u stay alive, idle, not %u", live, N);
+		ok(alive(pids[N - 1]) && !alive(pids[0]), "  the least recently used went first");
+		r = submit(x, 0, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0, "  root is served meanwhile");
+		answer_done(&a[0]);
+	}
+
 	/* Freeing: pending requests are cancelled, no child is left. */
 	r = submit(x, 5000, -EBADF, "sleep 5000", NULL, 0, 60000, &a[0]);
 	(void)sd_event_run(e, 0);
