@@ -168,5 +168,8 @@ check "mountd is the same process" kill -0 "$mountd"
 
 stop_mountd
 kill "$ns" 2>/dev/null
-rm -rf "$work"
+# What it left on the root filesystem: the mount points of its namespace,
+# gone with it, so that the test runs again in the same boot.
+wait "$ns" 2>/dev/null
+rm -rf "$work" /mnt/many /mnt/more /run/list-ns /run/list-more
 done_testing
