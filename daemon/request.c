@@ -226,9 +226,8 @@ static void job_free(Job *j)
 	free(j);
 }
 
-/* A change whose namespace went while it ran: the process that named the
- * namespace has exited and no process is left in it, so what the request
- * made went with the namespace the moment the worker let go of it. */
+/* A change whose namespace lost its processes while it ran: the process
+ * that named the namespace has exited and no process is left in it. */
 static bool job_namespace_gone(const Job *j, const ExecReply *reply)
 {
 	struct stat st;
@@ -291,27 +290,6 @@ static json_object *parameters_as_text(char **text)
 	return o;
 }
 
-/* The steps of a worker's successful reply into log: the caller's trace
- * of what was done when the answer turns into a failure. */
-static void log_reply_steps(const char *reply_json, MntLog *log)
-{
-	_cleanup_json_ json_object *reply = reply_json ? json_tokener_parse(reply_json) : NULL;
-	json_object *steps;
-
-	if (!json_object_object_get_ex(reply, "parameters", &steps) ||
-	    !json_object_object_get_ex(steps, "steps", &steps) ||
-	    !json_object_is_type(steps, json_type_array))
-		return;
-	for (size_t i = 0; i < json_object_array_length(steps); i++) {
-		json_object *step = json_object_array_get_idx(steps, i), *name, *usec;
-
-		if (json_object_object_get_ex(step, "step", &name) &&
-		    json_object_object_get_ex(step, "usec", &usec))
-			(void)mnt_log_step(log, json_object_get_string(name),
-					   (uint64_t)json_object_get_int64(usec));
-	}
-}
-
 static void job_done(int r, ExecReply *reply, void *userdata)
 {
 	Job *j = userdata;
@@ -319,22 +297,14 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	_cleanup_json_ json_object *msg = NULL;
 	json_object *v;
 
-	if (r >= 0 && job_namespace_gone(j, reply)) {
-		_cleanup_(mnt_log_done) MntLog log = {};
-		OpsInfoRequest info = {};
-
-		/* What the worker did succeeded before the namespace went. */
-		log_reply_steps(reply->json, &log);
-		/* "e": the level the kernel's own errors have in the log. */
-		mnt_log_add(&log, "namespace", 'e',
-			    "the namespace's last process exited during the request; "
-			    "what it made went with the namespace");
-		mnt_log_fail(&log, "namespace");
-		answer_failure(&j->call, &info, -ESRCH, &log);
-		job_free(j);
-		pending_dec();
-		return;
-	}
+	/* The answer stays the worker's: the mount was made, and lasts as
+	 * long as anything (an fd of the namespace the caller holds, say)
+	 * keeps the namespace; a failure would be untrue then. */
+	if (r >= 0 && job_namespace_gone(j, reply))
+		fprintf(stderr,
+			"<5>mountd: %s into a namespace whose last process exited during the "
+			"request: made, and there for as long as something holds the namespace\n",
+			j->call.method->name);
 	if (r >= 0 && j->call.parameters_as_text) {
 		a.parameters = parameters_as_text(&reply->json);
 		a.text = a.parameters ? json_object_get_userdata(a.parameters) : NULL;
