@@ -135,14 +135,13 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 /* "ID ID 1": the caller's id and no other, as itself. */
 static int write_map(pid_t pid, const char *file, unsigned id)
 {
-	int proc = worker_host_dir(WORKER_HOST_PROC);
 	char path[64], line[64];
 	int fd, n, r = 0;
 
-	snprintf(path, sizeof(path), "%s%d/%s", proc >= 0 ? "" : "/proc/", (int)pid, file);
-	fd = openat(proc >= 0 ? proc : AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, file);
+	fd = worker_host_openat(WORKER_HOST_PROC, path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	n = snprintf(line, sizeof(line), "%u %u 1\n", id, id);
 	if (write(fd, line, (size_t)n) != n)
 		r = errno > 0 ? -errno : -EIO;

@@ -60,7 +60,6 @@ static int has_mounts_below(int fd)
 	struct statx stx = {};
 	size_t len;
 	ssize_t n;
-	int mfd;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
 		return negative_errno();
@@ -70,15 +69,9 @@ static int has_mounts_below(int fd)
 		return negative_errno();
 	path[n] = 0;
 	len = streq(path, "/") ? 0 : (size_t)n;
-	mfd = openat(proc >= 0 ? proc : AT_FDCWD,
-		     proc >= 0 ? "self/mountinfo" : "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (mfd < 0)
+	f = worker_host_fopen(WORKER_HOST_PROC, "self/mountinfo");
+	if (!f)
 		return negative_errno();
-	f = fdopen(mfd, "re");
-	if (!f) {
-		safe_close(mfd);
-		return negative_errno();
-	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long parent;
 		char mp[PATH_MAX];

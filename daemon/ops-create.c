@@ -105,18 +105,12 @@ static bool has_param(const OpsCreateRequest *r, const char *key)
  * has loaded it: a type listed without "nodev", or not listed at all. */
 static bool fstype_needs_device(const char *fstype)
 {
-	int proc = worker_host_dir(WORKER_HOST_PROC);
-	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_fclose_ FILE *f = worker_host_fopen(WORKER_HOST_PROC, "filesystems");
 	size_t n = strcspn(fstype, ".");
 	char line[128];
-	int fd;
 
-	fd = openat(proc >= 0 ? proc : AT_FDCWD, proc >= 0 ? "filesystems" : "/proc/filesystems",
-		    O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !(f = fdopen(fd, "re"))) {
-		safe_close(fd);
+	if (!f)
 		return true;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *name = strchr(line, '\t');
 

@@ -85,16 +85,15 @@ int rights_check_owner(int fd)
 
 int rights_callers_userns(void)
 {
-	int proc = worker_host_dir(WORKER_HOST_PROC), userns;
 	_cleanup_close_ int mntns = -EBADF;
 	uid_t owner;
+	int userns;
 
 	if (cur_fsuid == 0)
 		return -EPERM;
-	mntns = openat(proc >= 0 ? proc : AT_FDCWD, proc >= 0 ? "self/ns/mnt" : "/proc/self/ns/mnt",
-		       O_RDONLY | O_CLOEXEC);
+	mntns = worker_host_openat(WORKER_HOST_PROC, "self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (mntns < 0)
-		return negative_errno();
+		return mntns;
 	userns = ioctl(mntns, NS_GET_USERNS);
 	if (userns < 0)
 		return negative_errno();
@@ -133,21 +132,13 @@ int rights_check_idmap(int mount_fd, int userns_fd)
 /* "/dev/" + DEVNAME of block device rdev, from mountd's /sys. */
 static int device_name(dev_t rdev, char **ret)
 {
-	int dir = worker_host_dir(WORKER_HOST_SYS_DEV_BLOCK);
 	_cleanup_fclose_ FILE *f = NULL;
 	char path[64], line[256];
-	int fd;
 
-	snprintf(path, sizeof(path), "%s%u:%u/uevent", dir >= 0 ? "" : "/sys/dev/block/",
-		 major(rdev), minor(rdev));
-	fd = openat(dir >= 0 ? dir : AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	snprintf(path, sizeof(path), "%u:%u/uevent", major(rdev), minor(rdev));
+	f = worker_host_fopen(WORKER_HOST_SYS_DEV_BLOCK, path);
+	if (!f)
 		return negative_errno();
-	f = fdopen(fd, "re");
-	if (!f) {
-		safe_close(fd);
-		return negative_errno();
-	}
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "DEVNAME=", 8) != 0)
 			continue;

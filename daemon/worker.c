@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,23 +38,56 @@ int worker_set_home(int home_ns_fd)
 
 static int host_dirs[_WORKER_HOST_DIR_MAX] = {-EBADF, -EBADF, -EBADF, -EBADF};
 
+static const char *const host_paths[_WORKER_HOST_DIR_MAX] = {
+	[WORKER_HOST_ROOT] = "/",
+	[WORKER_HOST_PROC] = "/proc",
+	[WORKER_HOST_SYS_DEV_BLOCK] = "/sys/dev/block",
+	[WORKER_HOST_RUN] = "/run/mountd",
+};
+
 void worker_keep_host_dirs(void)
 {
-	static const char *const paths[_WORKER_HOST_DIR_MAX] = {
-		[WORKER_HOST_ROOT] = "/",
-		[WORKER_HOST_PROC] = "/proc",
-		[WORKER_HOST_SYS_DEV_BLOCK] = "/sys/dev/block",
-		[WORKER_HOST_RUN] = "/run/mountd",
-	};
-
 	/* Best effort: without them the target's own paths serve. */
 	for (size_t i = 0; i < _WORKER_HOST_DIR_MAX; i++)
-		host_dirs[i] = open(paths[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		host_dirs[i] = open(host_paths[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 int worker_host_dir(WorkerHostDir d)
 {
 	return host_dirs[d];
+}
+
+int worker_host_openat(WorkerHostDir d, const char *rel, int flags)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (host_dirs[d] >= 0)
+		fd = openat(host_dirs[d], rel, flags);
+	else if (snprintf(path, sizeof(path), "%s/%s", host_paths[d], rel) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	else
+		fd = open(path, flags);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+FILE *worker_host_fopen(WorkerHostDir d, const char *rel)
+{
+	int fd = worker_host_openat(d, rel, O_RDONLY | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "re");
+	if (!f) {
+		int k = errno;
+
+		safe_close(fd);
+		errno = k;
+	}
+	return f;
 }
 
 int worker_in_host_root(int (*fn)(void *userdata), void *userdata)

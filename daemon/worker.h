@@ -13,6 +13,7 @@
  */
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "mnt.h"
@@ -57,6 +58,10 @@ typedef enum WorkerHostDir {
 
 void worker_keep_host_dirs(void);
 int worker_host_dir(WorkerHostDir d);
+/* openat() of rel below host directory d (its absolute path in mountd
+ * itself); negative errno.  And the same as a FILE to read (errno set). */
+int worker_host_openat(WorkerHostDir d, const char *rel, int flags);
+FILE *worker_host_fopen(WorkerHostDir d, const char *rel);
 
 /* fn with the worker's "/" and working directory at mountd's own root, and
  * back: the names the kernel resolves in fn (a block device the superblock
