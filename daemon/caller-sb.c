@@ -108,6 +108,17 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 	int r, fs_fd = -EBADF;
 	char cmd;
 
+	/* Nothing of the worker's goes along (its socket to mountd, the
+	 * request's fds): its socket to us at 3, the user namespace at 4.
+	 * Both go above 4 first, so that neither dup2() clobbers the other. */
+	sock = fcntl(sock, F_DUPFD, 5);
+	if (userns_fd >= 0)
+		userns_fd = fcntl(userns_fd, F_DUPFD, 5);
+	if (sock < 0 || userns_fd == -1 || dup2(sock, 3) < 0 ||
+	    (userns_fd >= 0 && dup2(userns_fd, 4) < 0) || close_range(5, ~0U, 0) < 0)
+		_exit(1);
+	sock = 3;
+	userns_fd = userns_fd >= 0 ? 4 : -EBADF;
 	r = become_caller(uid, gid, userns_fd);
 	safe_close(userns_fd);
 	/* Changing ids clears it; the socket's EOF ends the helper too. */
@@ -227,6 +238,12 @@ int caller_sb_reconfigure(int fs_fd, MntLog *log)
 		return mnt_fsconfig_cmd(fs_fd, FSCONFIG_CMD_RECONFIGURE, log);
 	pid = fork();
 	if (pid == 0) {
+		/* The context's fd alone goes along, at 3. */
+		int fd = fcntl(fs_fd, F_DUPFD, 4);
+
+		if (fd < 0 || dup2(fd, 3) < 0 || close_range(4, ~0U, 0) < 0)
+			_exit(EBADF);
+		fs_fd = 3;
 		if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
 			_exit(EPERM);
 		_exit(syscall(SYS_fsconfig, fs_fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0
