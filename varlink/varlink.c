@@ -128,6 +128,7 @@ struct Request {
 	json_object *msg;
 	int *fds;
 	unsigned n_fds;
+	size_t size; /* of its text, for the per-uid queue limit */
 };
 
 typedef struct OutMsg OutMsg;
@@ -160,6 +161,12 @@ struct Connection {
 
 	STAILQ_HEAD(, Request) requests;
 	unsigned n_queued;
+	/* The queued requests' texts and fds, counted against the principal
+	 * (VARLINK_QUEUED_BYTES_PER_UID); input_stalled: reading and parsing
+	 * stopped on that limit, to go on when the principal's queue drains. */
+	size_t queued_bytes;
+	unsigned queued_fds;
+	bool input_stalled;
 	VarlinkCall *active; /* weak: cleared when it is answered or freed */
 
 	STAILQ_HEAD(, OutMsg) output;
@@ -256,6 +263,45 @@ static int on_idle_check(sd_event_source *src, void *userdata)
 	return 0;
 }
 
+/* A principal other than root past its share of queued input: its
+ * connections that have a request queued already read and parse no more.
+ * One with nothing queued may always finish its message. */
+static bool uid_input_full(VarlinkServer *s, uid_t principal)
+{
+	size_t bytes = 0;
+	unsigned fds = 0;
+	Connection *c;
+
+	if (principal == 0)
+		return false;
+	LIST_FOREACH(c, &s->connections, link)
+	if (c->principal == principal) {
+		bytes += c->queued_bytes;
+		fds += c->queued_fds;
+	}
+	return bytes >= VARLINK_QUEUED_BYTES_PER_UID || fds >= VARLINK_QUEUED_FDS_PER_UID;
+}
+
+static void conn_schedule(Connection *conn);
+
+/* A request of conn's left the queue: what its principal's limit stopped
+ * goes on. */
+static void request_unqueued(Connection *conn, const Request *r)
+{
+	VarlinkServer *s = conn->server;
+	Connection *c;
+
+	conn->queued_bytes -= r->size;
+	conn->queued_fds -= r->n_fds;
+	if (!s || conn->principal == 0)
+		return;
+	LIST_FOREACH(c, &s->connections, link)
+	if (c->principal == conn->principal && c->input_stalled) {
+		c->input_stalled = false;
+		conn_schedule(c);
+	}
+}
+
 static void request_free(Connection *conn, Request *r)
 {
 	if (!r)
@@ -263,6 +309,7 @@ static void request_free(Connection *conn, Request *r)
 	if (conn->server)
 		conn->server->n_queued--;
 	conn->n_queued--;
+	request_unqueued(conn, r);
 	json_object_put(r->msg);
 	fds_free(r->fds, r->n_fds);
 	free(r);
@@ -445,8 +492,12 @@ static void conn_update_events(Connection *conn)
 
 	if (conn->fd < 0 || !conn->io)
 		return;
-	if (!conn->read_eof && !conn->closing && !s->draining && conn->n_queued < s->max_queued)
-		events |= EPOLLIN;
+	if (!conn->read_eof && !conn->closing && !s->draining && conn->n_queued < s->max_queued) {
+		if (conn->n_queued > 0 && uid_input_full(s, conn->principal))
+			conn->input_stalled = true;
+		else
+			events |= EPOLLIN;
+	}
 	if (!STAILQ_EMPTY(&conn->output))
 		events |= EPOLLOUT;
 	/* Even with no events epoll reports EPOLLHUP, which is how a client
@@ -664,6 +715,10 @@ static int conn_parse(Connection *conn)
 	/* Parse no further than the queue limit: the rest waits in the buffer
 	 * (and the socket, as reading stops too) until the queue drains. */
 	while (conn->n_queued < s->max_queued) {
+		if (conn->n_queued > 0 && uid_input_full(s, conn->principal)) {
+			conn->input_stalled = true;
+			break;
+		}
 		char *nul = memchr(conn->ibuf + conn->iscan, 0, conn->ilen - conn->iscan);
 		if (!nul) {
 			conn->iscan = conn->ilen;
@@ -719,9 +774,12 @@ static int conn_parse(Connection *conn)
 		req->msg = msg;
 		req->fds = fds;
 		req->n_fds = n_fds;
+		req->size = len;
 		STAILQ_INSERT_TAIL(&conn->requests, req, link);
 		conn->n_queued++;
 		s->n_queued++;
+		conn->queued_bytes += len;
+		conn->queued_fds += n_fds;
 
 		conn->istart += len + 1;
 		conn->iscan = conn->istart;
@@ -1462,6 +1520,7 @@ static void conn_dispatch(Connection *conn, Request *req)
 	/* The request leaves the queue and becomes the active call. */
 	conn->n_queued--;
 	s->n_queued--;
+	request_unqueued(conn, req);
 
 	VarlinkCall *c = calloc(1, sizeof(*c));
 	json_object_object_get_ex(req->msg, "method", &v);
@@ -1580,7 +1639,7 @@ static void conn_process(Connection *conn)
 		}
 		conn_dispatch(conn, r);
 	}
-	/* Complete messages left in the buffer by the queue limit. */
+	/* Complete messages left in the buffer by the queue limits. */
 	if (conn->ilen > conn->istart && conn->fd >= 0 && !conn->closing &&
 	    conn->n_queued < conn->server->max_queued) {
 		if (conn_parse_input(conn) < 0)

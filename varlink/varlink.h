@@ -164,6 +164,13 @@ int varlink_server_set_reply_too_large_error(VarlinkServer *s, const char *error
  * output not yet written plus what their calls keep to send
  * (varlink_call_set_held()); four messages' worth, 64 MiB by default. */
 #define VARLINK_HELD_PER_UID(s) (4 * varlink_server_get_max_message_size(s))
+/* What a uid other than root's connections may have read and queued,
+ * waiting behind their active calls (a stream that never ends, say): past
+ * either, its connections that have a request queued read no more until the
+ * queue drains.  A connection with none queued always reads its message.
+ * Parsed, a queued text takes many times its size. */
+#define VARLINK_QUEUED_BYTES_PER_UID (1U << 20)
+#define VARLINK_QUEUED_FDS_PER_UID   256U
 /* The error (no parameters) a call of a uid other than root gets in place
  * of a reply or notification that would take that uid past
  * VARLINK_HELD_PER_UID: clients that do not read cannot make the server

@@ -1479,6 +1479,100 @@ static pid_t held_client(int report)
 /* A user's answers that it does not read are held up to a limit: past
  * it, its calls get the error; root's do not; once it reads, it is
  * answered again. */
+/* As nobody: a call that never ends, then Echo calls of about 60 kB
+ * pipelined behind it as long as the server takes them (1 s); reports how
+ * many went out. */
+static pid_t queued_client(int report)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	static char msg[61000];
+	const char *hang = "{\"method\":\"org.example.Test.Hang\"}";
+	unsigned char n = 0;
+	size_t len;
+
+	strcpy(sa.sun_path, sock_path);
+	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 || fd < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    send(fd, hang, strlen(hang) + 1, MSG_NOSIGNAL) < 0)
+		_exit(1);
+	len = (size_t)snprintf(msg, sizeof(msg),
+			       "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"s\":\"%060000d\"}}",
+			       0) + 1;
+	while (n < 60) {
+		size_t off = 0;
+
+		while (off < len) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+			ssize_t k;
+
+			if (poll(&p, 1, 1000) != 1)
+				goto out;
+			k = send(fd, msg + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (k < 0 && errno != EAGAIN)
+				goto out;
+			off += k > 0 ? (size_t)k : 0;
+		}
+		n++;
+	}
+out:
+	if (write(report, &n, 1) != 1)
+		_exit(2);
+	pause();
+	_exit(0);
+}
+
+static void test_queued_per_uid(const char *dir)
+{
+	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+	char saved[sizeof(sock_path)];
+	unsigned active;
+	pid_t pid;
+	int p[2];
+	char sent;
+
+	memcpy(saved, sock_path, sizeof(saved));
+	snprintf(sock_path, sizeof(sock_path), "%s/queued.sock", dir);
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 || chmod(dir, 0755) < 0 ||
+	    varlink_server_new(&s, event, "v", "p", "1", "u") < 0 ||
+	    varlink_server_add_interface(s, test_idl, test_methods, NULL) < 0 ||
+	    varlink_server_set_errno_error(s, "org.example.Test.Error") < 0 ||
+	    varlink_server_listen_path(s, sock_path, 0666) < 0) {
+		ok(false, "setup for the queued limit: %m");
+		memcpy(sock_path, saved, sizeof(sock_path));
+		return;
+	}
+	pid = queued_client(p[1]);
+	sent = await_report(p[0]);
+	pump(200);
+	active = varlink_server_n_active(s);
+	ok(active >= 2 && active <= 2 + VARLINK_QUEUED_BYTES_PER_UID / 61000 + 1,
+	   "a user pipelining behind a call that never ends: %u of its calls held (%d sent), "
+	   "then the server reads no more of it",
+	   active, (int)(unsigned char)sent);
+	{
+		Client *c = client_new();
+		json_object *a = call(c, "{\"method\":\"org.varlink.service.GetInfo\"}");
+
+		ok(a && !jhas(a, "error"), "  while root is answered");
+		json_object_put(a);
+		client_free(c);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	pump(200);
+	ok(varlink_server_n_active(s) == 0, "  and when it goes, nothing of it is left");
+	close(p[0]);
+	close(p[1]);
+	unlink(sock_path);
+	chmod(dir, 0700);
+	memcpy(sock_path, saved, sizeof(sock_path));
+}
+
 static void test_held_per_uid(const char *dir)
 {
 	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
@@ -1714,6 +1808,7 @@ int main(void)
 	test_connection_limits(dir);
 	test_fds_with_credentials(dir);
 	test_held_per_uid(dir);
+	test_queued_per_uid(dir);
 	test_listen_auto(dir);
 
 	server = varlink_server_free(server);
