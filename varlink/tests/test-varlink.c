@@ -1339,6 +1339,21 @@ static void test_listen_auto(const char *dir)
 	ok(ran && !(fail & 8), "listen_auto falls back to binding the path, mode 0666");
 }
 
+/* In a child: uid 65534, connected to sock_path; the fd, or -1. */
+static int nobody_connect(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	strcpy(sa.sun_path, sock_path);
+	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -1;
+	return fd;
+}
+
 /* A connection from uid 65534 in a child: reports 'E' on pipe fd when the
  * server closed it within 1.5 s, 'O' when it stayed open; then holds it
  * until killed. */
@@ -1348,13 +1363,10 @@ static pid_t nobody_client(int report)
 
 	if (pid != 0)
 		return pid;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = nobody_connect();
 	char c = 'X', buf[1];
 
-	strcpy(sa.sun_path, sock_path);
-	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 || fd < 0 ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (fd < 0)
 		_exit(write(report, &c, 1) == 1 ? 1 : 2);
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	c = poll(&p, 1, 1500) == 1 && read(fd, buf, 1) == 0 ? 'E' : 'O';
@@ -1476,9 +1488,22 @@ static pid_t held_client(int report)
 	_exit(0);
 }
 
-/* A user's answers that it does not read are held up to a limit: past
- * it, its calls get the error; root's do not; once it reads, it is
- * answered again. */
+/* A second server with the test interface, for clients of other uids:
+ * sock_path (saved first) names its socket DIR/NAME, not yet listening. */
+static int side_server_new(const char *dir, const char *name, char *saved, VarlinkServer **ret)
+{
+	memcpy(saved, sock_path, sizeof(sock_path));
+	snprintf(sock_path, sizeof(sock_path), "%s/%s", dir, name);
+	if (chmod(dir, 0755) < 0)
+		return -errno;
+	int r = varlink_server_new(ret, event, "v", "p", "1", "u");
+	if (r >= 0)
+		r = varlink_server_add_interface(*ret, test_idl, test_methods, NULL);
+	if (r >= 0)
+		r = varlink_server_set_errno_error(*ret, "org.example.Test.Error");
+	return r;
+}
+
 /* As nobody: a call that never ends, then Echo calls of about 60 kB
  * pipelined behind it as long as the server takes them (1 s); reports how
  * many went out. */
@@ -1488,21 +1513,19 @@ static pid_t queued_client(int report)
 
 	if (pid != 0)
 		return pid;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = nobody_connect();
 	static char msg[61000];
 	const char *hang = "{\"method\":\"org.example.Test.Hang\"}";
 	unsigned char n = 0;
 	size_t len;
 
-	strcpy(sa.sun_path, sock_path);
-	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 || fd < 0 ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    send(fd, hang, strlen(hang) + 1, MSG_NOSIGNAL) < 0)
+	if (fd < 0 || send(fd, hang, strlen(hang) + 1, MSG_NOSIGNAL) < 0)
 		_exit(1);
-	len = (size_t)snprintf(msg, sizeof(msg),
-			       "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"s\":\"%060000d\"}}",
-			       0) + 1;
+	len = (size_t)snprintf(
+		      msg, sizeof(msg),
+		      "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"s\":\"%060000d\"}}",
+		      0) +
+	      1;
 	while (n < 60) {
 		size_t off = 0;
 
@@ -1535,12 +1558,8 @@ static void test_queued_per_uid(const char *dir)
 	int p[2];
 	char sent;
 
-	memcpy(saved, sock_path, sizeof(saved));
-	snprintf(sock_path, sizeof(sock_path), "%s/queued.sock", dir);
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 || chmod(dir, 0755) < 0 ||
-	    varlink_server_new(&s, event, "v", "p", "1", "u") < 0 ||
-	    varlink_server_add_interface(s, test_idl, test_methods, NULL) < 0 ||
-	    varlink_server_set_errno_error(s, "org.example.Test.Error") < 0 ||
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    side_server_new(dir, "queued.sock", saved, &s) < 0 ||
 	    varlink_server_listen_path(s, sock_path, 0666) < 0) {
 		ok(false, "setup for the queued limit: %m");
 		memcpy(sock_path, saved, sizeof(sock_path));
@@ -1573,6 +1592,9 @@ static void test_queued_per_uid(const char *dir)
 	memcpy(sock_path, saved, sizeof(sock_path));
 }
 
+/* A user's answers that it does not read are held up to a limit: past
+ * it, its calls get the error; root's do not; once it reads, it is
+ * answered again. */
 static void test_held_per_uid(const char *dir)
 {
 	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
@@ -1581,12 +1603,8 @@ static void test_held_per_uid(const char *dir)
 	pid_t pid;
 	int p[2];
 
-	memcpy(saved, sock_path, sizeof(saved));
-	snprintf(sock_path, sizeof(sock_path), "%s/held.sock", dir);
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 || chmod(dir, 0755) < 0 ||
-	    varlink_server_new(&s, event, "v", "p", "1", "u") < 0 ||
-	    varlink_server_add_interface(s, test_idl, test_methods, NULL) < 0 ||
-	    varlink_server_set_errno_error(s, "org.example.Test.Error") < 0 ||
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    side_server_new(dir, "held.sock", saved, &s) < 0 ||
 	    varlink_server_set_held_limit_error(s, "org.example.Test.Held") < 0 ||
 	    varlink_server_listen_path(s, sock_path, 0666) < 0) {
 		ok(false, "setup for the held limit: %m");
