@@ -28,9 +28,15 @@ static const char *const remember_creator[] = {"overlay", "tmpfs", NULL};
 
 bool caller_sb_needed(const char *fstype)
 {
+	_cleanup_close_ int userns = -EBADF;
+
 	for (const char *const *f = remember_creator; *f; f++)
-		if (streq(fstype, *f))
-			return true;
+		if (streq(fstype, *f)) {
+			/* Only where the caller has a user namespace of its own
+			 * to make it in: the target's. */
+			userns = rights_callers_userns();
+			return userns >= 0;
+		}
 	return false;
 }
 
@@ -89,18 +95,15 @@ static int recv_result(int sock, int *ret_fd)
 	return r;
 }
 
-/* In the helper: the caller's user namespace, as the caller.  userns_fd
- * is the target namespace's owner when the caller owns it.  Returns 1 when
- * a new one was made, whose maps the worker writes. */
+/* In the helper: the caller's user namespace (the target's, which the
+ * caller owns), as the caller. */
 static int become_caller(uid_t uid, gid_t gid, int userns_fd)
 {
 	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
 		return negative_errno();
-	if (userns_fd >= 0 && setns(userns_fd, CLONE_NEWUSER) == 0)
-		return 0;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+	if (setns(userns_fd, CLONE_NEWUSER) < 0)
 		return negative_errno();
-	return 1;
+	return 0;
 }
 
 static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid, int userns_fd)
@@ -123,11 +126,8 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 	safe_close(userns_fd);
 	/* Changing ids clears it; the socket's EOF ends the helper too. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* First where it stands: in a namespace (0), in a new one whose maps
-	 * it waits for ("go" or EOF), or failed. */
+	/* First where it stands: in the namespace (0), or failed. */
 	if (send_result(sock, r, -EBADF) < 0 || r < 0)
-		_exit(1);
-	if (r == 1 && read(sock, &cmd, 1) != 1)
 		_exit(1);
 	fs_fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
 	r = fs_fd < 0 ? negative_errno() : 0;
@@ -143,23 +143,6 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 	_exit(0);
 }
 
-/* "ID ID 1": the caller's id and no other, as itself. */
-static int write_map(pid_t pid, const char *file, unsigned id)
-{
-	char path[64], line[64];
-	int fd, n, r = 0;
-
-	snprintf(path, sizeof(path), "%d/%s", (int)pid, file);
-	fd = worker_host_openat(WORKER_HOST_PROC, path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	n = snprintf(line, sizeof(line), "%u %u 1\n", id, id);
-	if (write(fd, line, (size_t)n) != n)
-		r = errno > 0 ? -errno : -EIO;
-	safe_close(fd);
-	return r;
-}
-
 int caller_sb_fsopen(const char *fstype, CallerSb *ret, int *ret_fs_fd, MntLog *log)
 {
 	_cleanup_(caller_sb_done) CallerSb h = CALLER_SB_NULL;
@@ -172,6 +155,8 @@ int caller_sb_fsopen(const char *fstype, CallerSb *ret, int *ret_fs_fd, MntLog *
 	if (!rights_caller(&uid, &gid))
 		return mnt_log_result(log, "as-caller", start, -EPERM);
 	userns = rights_callers_userns();
+	if (userns < 0)
+		return mnt_log_result(log, "as-caller", start, userns);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return mnt_log_result(log, "as-caller", start, negative_errno());
 	h.pid = fork();
@@ -186,20 +171,6 @@ int caller_sb_fsopen(const char *fstype, CallerSb *ret, int *ret_fs_fd, MntLog *
 		return mnt_log_result(log, "as-caller", start, negative_errno());
 	}
 	r = recv_result(h.sock, NULL);
-	if (r == 1) {
-		/* A user namespace of its own: the caller's ids, as mountd
-		 * writes them (the helper is no longer dumpable). */
-		RightsSaved saved = rights_suspend();
-
-		r = write_map(h.pid, "uid_map", uid);
-		if (r >= 0)
-			r = write_map(h.pid, "gid_map", gid);
-		rights_resume(&saved);
-		if (r >= 0 && write(h.sock, "g", 1) != 1)
-			r = -EIO;
-		if (r >= 0)
-			r = 0;
-	}
 	if (mnt_log_result(log, "as-caller", start, r) < 0)
 		return r;
 	start = mnt_step_start();

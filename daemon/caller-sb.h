@@ -8,11 +8,11 @@
  * whole life; made by mountd, they would be root's.  For such a filesystem
  * a worker serving a non-root caller forks a helper that takes the caller's
  * uid and gid (and the groups rights_enter() gave the worker): no
- * capabilities outside a user namespace the caller owns.  The helper joins
- * the target namespace's user namespace when the caller owns it (a rootless
- * container: the superblock is then what the container could make itself),
- * else a new one that maps the caller's uid and gid alone, and a mount
- * namespace of that user namespace's.  There it calls fsopen(), so the
+ * capabilities outside a user namespace the caller owns.  Where the caller
+ * owns the target namespace's user namespace (a rootless container), the
+ * helper joins it, so the superblock is what the container could make
+ * itself; elsewhere mountd makes it as any other.  There the helper calls
+ * fsopen(), so the
  * context belongs to that user namespace, and, when the worker has set the
  * parameters (paths resolved with the caller's rights, rights.h), CMD_CREATE.
  * The worker, which may mount in the target namespace, does the rest:
@@ -32,8 +32,8 @@ typedef struct CallerSb {
 
 #define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF})
 
-/* Whether fstype's superblocks remember who made them, so that a non-root
- * caller's must be made by the caller. */
+/* Whether fstype's superblocks remember who made them and the caller owns
+ * the target's user namespace, so that they are made by the caller. */
 bool caller_sb_needed(const char *fstype);
 
 /* Fork the helper as the caller whose filesystem identity the worker has
