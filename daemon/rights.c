@@ -107,13 +107,27 @@ int rights_callers_userns(void)
 int rights_check_mount_point(int fd)
 {
 	_cleanup_close_ int userns = -EBADF;
+	char link[64];
+	struct stat st;
 
 	if (cur_fsuid == 0)
 		return 0;
 	userns = rights_callers_userns();
-	if (userns >= 0)
+	if (userns >= 0 || rights_check_owner(fd) == 0)
 		return 0;
-	return rights_check_owner(fd);
+	/* As fusermount: one the caller may write to, but not a sticky
+	 * directory of someone else's (/tmp itself). */
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (st.st_mode & S_ISVTX)
+		return -EPERM;
+	snprintf(link, sizeof(link), "%sself/fd/%d",
+		 worker_host_dir(WORKER_HOST_PROC) >= 0 ? "" : "/proc/", fd);
+	return faccessat(worker_host_dir(WORKER_HOST_PROC) >= 0 ? worker_host_dir(WORKER_HOST_PROC)
+								: AT_FDCWD,
+			 link, W_OK, AT_EACCESS) < 0
+		       ? -EPERM
+		       : 0;
 }
 
 int rights_check_idmap(int mount_fd, int userns_fd)

@@ -48,8 +48,9 @@ int rights_callers_userns(void);
 
 /* A mount point fd (as resolved with the caller's rights) that a non-root
  * caller may mount on: anything in a namespace of its own user namespace's,
- * where it could mount itself; elsewhere only what it owns, as fusermount
- * requires, or its own namespace would let it cover root's directories.
+ * where it could mount itself; elsewhere, as fusermount requires, only what
+ * it owns or may write to (not someone else's sticky directory), or its own
+ * namespace would let it cover root's directories.
  * -EPERM otherwise. */
 int rights_check_mount_point(int fd);
 
