@@ -28,15 +28,9 @@ static const char *const remember_creator[] = {"overlay", "tmpfs", NULL};
 
 bool caller_sb_needed(const char *fstype)
 {
-	_cleanup_close_ int userns = -EBADF;
-
 	for (const char *const *f = remember_creator; *f; f++)
-		if (streq(fstype, *f)) {
-			/* Only where the caller has a user namespace of its own
-			 * to make it in: the target's. */
-			userns = rights_callers_userns();
-			return userns >= 0;
-		}
+		if (streq(fstype, *f))
+			return true;
 	return false;
 }
 
@@ -143,10 +137,9 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 	_exit(0);
 }
 
-int caller_sb_fsopen(const char *fstype, CallerSb *ret, int *ret_fs_fd, MntLog *log)
+int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log)
 {
 	_cleanup_(caller_sb_done) CallerSb h = CALLER_SB_NULL;
-	_cleanup_close_ int userns = -EBADF;
 	uint64_t start = mnt_step_start();
 	int sv[2], r, fd = -EBADF;
 	uid_t uid;
@@ -154,15 +147,12 @@ int caller_sb_fsopen(const char *fstype, CallerSb *ret, int *ret_fs_fd, MntLog *
 
 	if (!rights_caller(&uid, &gid))
 		return mnt_log_result(log, "as-caller", start, -EPERM);
-	userns = rights_callers_userns();
-	if (userns < 0)
-		return mnt_log_result(log, "as-caller", start, userns);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return mnt_log_result(log, "as-caller", start, negative_errno());
 	h.pid = fork();
 	if (h.pid == 0) {
 		safe_close(sv[0]);
-		helper(sv[1], fstype, uid, gid, TAKE_FD(userns));
+		helper(sv[1], fstype, uid, gid, userns);
 	}
 	safe_close(sv[1]);
 	h.sock = sv[0];

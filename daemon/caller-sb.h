@@ -32,14 +32,16 @@ typedef struct CallerSb {
 
 #define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF})
 
-/* Whether fstype's superblocks remember who made them and the caller owns
- * the target's user namespace, so that they are made by the caller. */
+/* Whether fstype's superblocks remember who made them, so that a non-root
+ * caller's are made by the caller where it owns the target's user namespace
+ * (rights_callers_userns()). */
 bool caller_sb_needed(const char *fstype);
 
 /* Fork the helper as the caller whose filesystem identity the worker has
- * (rights.h) and have it fsopen(fstype): the context's fd in *ret_fs_fd,
+ * (rights.h), in user namespace userns (borrowed), and have it
+ * fsopen(fstype): the context's fd in *ret_fs_fd,
  * logged as step "fsopen" (the helper's step "as-caller" before it). */
-int caller_sb_fsopen(const char *fstype, CallerSb *ret, int *ret_fs_fd, MntLog *log);
+int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log);
 
 /* FSCONFIG_CMD_CREATE(_EXCL) by the helper, on fs_fd's context, which the
  * worker drains messages from. */

@@ -142,6 +142,7 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 {
 	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
 	_cleanup_(caller_sb_done) CallerSb helper = CALLER_SB_NULL;
+	_cleanup_close_ int userns = -EBADF;
 	_cleanup_free_ char *device = NULL;
 	RightsSaved saved;
 	bool needs_device, by_caller;
@@ -151,9 +152,11 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 
 	/* A superblock that remembers its maker is a non-root caller's own
 	 * (caller-sb.h). */
-	by_caller = rights_caller(&uid, &gid) && caller_sb_needed(fstype);
+	if (rights_caller(&uid, &gid) && caller_sb_needed(fstype))
+		userns = rights_callers_userns();
+	by_caller = userns >= 0;
 	if (by_caller)
-		k = caller_sb_fsopen(fstype, &helper, &fs_fd, log);
+		k = caller_sb_fsopen(fstype, userns, &helper, &fs_fd, log);
 	else
 		k = fs_fd = mnt_fsopen(fstype, log);
 	if (k < 0)
