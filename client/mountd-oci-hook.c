@@ -74,7 +74,6 @@ typedef struct Entry {
 	const char *destination, *type, *source;
 	bool bind, recursive;
 	MountOptions opts;
-	char *target; /* destination in the namespace, as mountd resolves it */
 	bool made;
 } Entry;
 
@@ -203,13 +202,16 @@ static int sees_mount_at(int pid, const char *path)
 	return 0;
 }
 
-/* Where the container's root is in its namespace, as a prefix for the
- * destinations.  Before pivot_root (createRuntime, as runc and crun up to
- * 1.2x run it) the runtime has bind-mounted the rootfs onto its own path,
- * which the container's namespace shares with ours: the prefix is that
- * path.  After it (poststart, or a runtime that pivots first) the rootfs is
- * the root, and its path no mount point the container sees: no prefix. */
-static int rootfs_prefix(json_object *config, const char *bundle, int pid, int pidfd, char **ret)
+/* Where the container's root is in its namespace, the directory mountd
+ * resolves the destinations under (the namespace's "root").  Before
+ * pivot_root (createRuntime, as runc and crun up to 1.2x run it) the
+ * runtime has bind-mounted the rootfs onto its own path, which the
+ * container's namespace shares with ours: the root is that path, and
+ * mountd resolves a destination inside it as the container will see it
+ * (a symlink in the image to /srv is the rootfs's /srv, not the host's).
+ * After it (poststart, or a runtime that pivots first) the rootfs is the
+ * namespace's root, and its path no mount point the container sees: "". */
+static int rootfs_root(json_object *config, const char *bundle, int pid, int pidfd, char **ret)
 {
 	json_object *root = NULL;
 	const char *path;
@@ -244,18 +246,21 @@ static int rootfs_prefix(json_object *config, const char *bundle, int pid, int p
 	return *ret ? 0 : -ENOMEM;
 }
 
-static json_object *namespace_object(void)
+static json_object *namespace_object(const char *root)
 {
 	json_object *ns = json_object_new_object();
 
+	if (!ns)
+		return NULL;
 	/* The pidfd is the one fd sent with every call. */
-	if (ns)
-		json_object_object_add(ns, "pidfd", json_object_new_int(0));
+	json_object_object_add(ns, "pidfd", json_object_new_int(0));
+	if (*root)
+		json_object_object_add(ns, "root", json_object_new_string(root));
 	return ns;
 }
 
-static int entry_call(MountdClient *client, const char *bundle, int pidfd, Entry *e,
-		      MountdReply *reply)
+static int entry_call(MountdClient *client, const char *bundle, int pidfd, const char *root,
+		      Entry *e, MountdReply *reply)
 {
 	_cleanup_json_ json_object *p = json_object_new_object();
 	_cleanup_free_ char *source = NULL;
@@ -286,15 +291,15 @@ static int entry_call(MountdClient *client, const char *bundle, int pidfd, Entry
 	if (e->opts.propagation)
 		json_object_object_add(p, "propagation",
 				       json_object_new_string(e->opts.propagation));
-	json_object_object_add(placement, "namespace", namespace_object());
-	json_object_object_add(placement, "path", json_object_new_string(e->target));
+	json_object_object_add(placement, "namespace", namespace_object(root));
+	json_object_object_add(placement, "path", json_object_new_string(e->destination));
 	json_object_object_add(placement, "create", json_object_new_string(create));
 	json_object_object_add(p, "placement", placement);
 	return mountd_client_call(client, e->bind ? "Bind" : "Create", p, &pidfd, 1, reply);
 }
 
 /* Unmount what this run made, last first; false if any stayed. */
-static bool undo(MountdClient *client, int pidfd, Entry *entries, size_t n)
+static bool undo(MountdClient *client, int pidfd, const char *root, Entry *entries, size_t n)
 {
 	bool all = true;
 
@@ -308,8 +313,8 @@ static bool undo(MountdClient *client, int pidfd, Entry *entries, size_t n)
 			continue;
 		if (!p)
 			return false;
-		json_object_object_add(p, "namespace", namespace_object());
-		json_object_object_add(p, "path", json_object_new_string(entries[i].target));
+		json_object_object_add(p, "namespace", namespace_object(root));
+		json_object_object_add(p, "path", json_object_new_string(entries[i].destination));
 		/* Detached at once: the container must not start with it. */
 		json_object_object_add(p, "detach", json_object_new_boolean(true));
 		r = mountd_client_call(client, "Unmount", p, &pidfd, 1, &reply);
@@ -325,10 +330,8 @@ static bool undo(MountdClient *client, int pidfd, Entry *entries, size_t n)
 
 static void entries_free(Entry *entries, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		mount_options_done(&entries[i].opts);
-		free(entries[i].target);
-	}
 	free(entries);
 }
 
@@ -350,7 +353,7 @@ int main(int argc, char **argv)
 	};
 	_cleanup_json_ json_object *state = NULL, *config = NULL, *list = NULL;
 	_cleanup_(mountd_client_freep) MountdClient *client = NULL;
-	_cleanup_free_ char *config_path = NULL, *prefix = NULL;
+	_cleanup_free_ char *config_path = NULL, *root = NULL;
 	_cleanup_close_ int pidfd = -EBADF;
 	json_object *annotations = NULL, *v;
 	const char *socket = NULL, *bundle, *text;
@@ -416,10 +419,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (r == 0)
-		r = rootfs_prefix(config, bundle, pid, pidfd, &prefix);
-	for (size_t i = 0; i < n && r == 0; i++)
-		if (asprintf(&entries[i].target, "%s%s", prefix, entries[i].destination) < 0)
-			r = -ENOMEM;
+		r = rootfs_root(config, bundle, pid, pidfd, &root);
 	if (r == 0) {
 		r = mountd_client_connect(&client, socket);
 		if (r < 0)
@@ -433,7 +433,7 @@ int main(int argc, char **argv)
 		Entry *e = &entries[i];
 		size_t made = 0;
 
-		r = entry_call(client, bundle, pidfd, e, &reply);
+		r = entry_call(client, bundle, pidfd, root, e, &reply);
 		if (r == 0 && !reply.error) {
 			e->made = true;
 			continue;
@@ -447,7 +447,7 @@ int main(int argc, char **argv)
 			     e->destination, why ?: reply.error);
 		for (size_t k = 0; k < i; k++)
 			made += entries[k].made;
-		if (made > 0 && undo(client, pidfd, entries, i))
+		if (made > 0 && undo(client, pidfd, root, entries, i))
 			fail("unmounted again the %zu mount%s made before it", made,
 			     made == 1 ? "" : "s");
 		r = r ?: -EPERM;

@@ -331,6 +331,8 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 {
 	char comm[32], messages[1024];
 	const char *target = member(parameters, "path") ?: member(parameters, "placement.path");
+	const char *root = member(parameters, "namespace.root")
+				   ?: member(parameters, "placement.namespace.root");
 	const char *source = member(parameters, "source") ?: member(parameters, "sourcePath");
 	const char *fstype = member(parameters, "fsType");
 	const char *errno_name = member(error_parameters, "errnoName");
@@ -363,6 +365,7 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	add_set(r, "MOUNTD_FSTYPE", fstype);
 	add_set(r, "MOUNTD_SOURCE", source);
 	journal_record_add(r, "MOUNTD_NAMESPACE", namespace_of(parameters));
+	add_set(r, "MOUNTD_ROOT", root);
 	add_set(r, "MOUNTD_PATH", target);
 	journal_record_add(r, "MOUNTD_RESULT", error ?: "ok");
 	add_set(r, "MOUNTD_ERRNO", errno_name);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Records of mount points about to be made (see leftovers.h).  A record is
- * a small text file: "ns DEV INO\ntype T\nmade DEV INO\npath PATH" with the
- * path last (it may hold anything but NUL); "made 0 0" until the creation
- * happened.  Records are written to a temporary name and renamed, so a kill
+ * a small text file: "ns DEV INO\ntype T\nmade DEV INO\nroot N\npath
+ * ROOTPATH" with the paths last (they may hold anything but NUL); "made 0
+ * 0" until the creation happened.  The first N bytes of ROOTPATH are the
+ * request's namespace root (0 without one), under which the rest is
+ * resolved.  Records are written to a temporary name and renamed, so a kill
  * never leaves half a record.
  */
 
@@ -35,7 +37,8 @@
 typedef struct Record {
 	uint64_t ns_dev, ns_ino, made_dev, made_ino;
 	int type;
-	char *path;
+	size_t root_len;
+	char *path; /* root and path, joined */
 } Record;
 
 static int records_dir(void)
@@ -74,8 +77,9 @@ static int record_write(const char *name, const Record *r)
 	if (dir < 0)
 		return dir;
 	n = asprintf(&text,
-		     "ns %" PRIu64 " %" PRIu64 "\ntype %d\nmade %" PRIu64 " %" PRIu64 "\npath %s",
-		     r->ns_dev, r->ns_ino, r->type, r->made_dev, r->made_ino, r->path);
+		     "ns %" PRIu64 " %" PRIu64 "\ntype %d\nmade %" PRIu64 " %" PRIu64
+		     "\nroot %zu\npath %s",
+		     r->ns_dev, r->ns_ino, r->type, r->made_dev, r->made_ino, r->root_len, r->path);
 	if (n < 0)
 		return -ENOMEM;
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
@@ -126,10 +130,11 @@ static int record_before_create(void *userdata)
 	return r;
 }
 
-int leftover_resolve_create(int root_fd, const char *path, MntCreate create, const char *what,
-			    MntLog *log, MntCreated *ret_created, Leftover *ret)
+int leftover_resolve_create(int root_fd, const char *root, const char *path, MntCreate create,
+			    const char *what, MntLog *log, MntCreated *ret_created, Leftover *ret)
 {
-	Record r = {.type = (int)create, .path = (char *)path};
+	_cleanup_free_ char *joined = NULL;
+	Record r = {.type = (int)create, .root_len = root ? strlen(root) : 0};
 	struct record_before b = {.record = &r, .leftover = ret};
 	/* Only a missing mount point gets a record: one that is there already
 	 * is not made (most Create requests of a runtime that asks for create
@@ -140,6 +145,9 @@ int leftover_resolve_create(int root_fd, const char *path, MntCreate create, con
 	int fd;
 
 	*ret = (Leftover){};
+	if (asprintf(&joined, "%s%s", root ?: "", path) < 0)
+		return -ENOMEM;
+	r.path = joined;
 	fd = mnt_resolve_create_in_root(root_fd, path, create, what,
 					create == MNT_CREATE_NONE ? NULL : &before, log,
 					ret_created);
@@ -179,7 +187,7 @@ static int record_read(int dir, const char *name, Record *ret)
 {
 	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	char buf[MNT_PATH_MAX + 256];
-	const char *p;
+	const char *p, *q;
 	ssize_t n;
 
 	if (fd < 0)
@@ -195,15 +203,25 @@ static int record_read(int dir, const char *name, Record *ret)
 	p = strstr(buf, "\npath ");
 	if (!p || (ret->type != MNT_CREATE_DIRECTORY && ret->type != MNT_CREATE_FILE))
 		return -EBADMSG;
+	/* Before the path: the path itself may hold "\nroot ". */
+	q = memmem(buf, (size_t)(p - buf), "\nroot ", strlen("\nroot "));
+	if (q && sscanf(q, "\nroot %zu", &ret->root_len) != 1)
+		return -EBADMSG;
 	ret->path = strdup(p + strlen("\npath "));
-	return ret->path ? 0 : -ENOMEM;
+	if (!ret->path)
+		return -ENOMEM;
+	if (ret->root_len >= strlen(ret->path)) {
+		ret->path = mfree(ret->path);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /* In a child that joined the namespace: remove what r names if it is
  * still what was made.  Exits with 0 or the errno. */
 _Noreturn static void remove_in_ns(int ns_fd, const Record *r)
 {
-	_cleanup_free_ char *parent = NULL, *name = NULL;
+	_cleanup_free_ char *parent = NULL, *name = NULL, *under = NULL;
 	_cleanup_close_ int root = -EBADF, dir = -EBADF;
 	bool is_dir = r->type == MNT_CREATE_DIRECTORY;
 	struct stat st;
@@ -214,7 +232,18 @@ _Noreturn static void remove_in_ns(int ns_fd, const Record *r)
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		_exit(errno);
-	k = mnt_split_last(r->path, &parent, &name);
+	if (r->root_len > 0) {
+		/* Resolved as the request resolved it: under its root. */
+		under = strndup(r->path, r->root_len);
+		if (!under)
+			_exit(ENOMEM);
+		k = mnt_resolve_in_root(root, under, MNT_CREATE_NONE, "root", NULL);
+		if (k < 0)
+			_exit(-k);
+		safe_close(root);
+		root = k;
+	}
+	k = mnt_split_last(r->path + r->root_len, &parent, &name);
 	if (k < 0)
 		_exit(-k);
 	dir = mnt_resolve_in_root(root, parent, MNT_CREATE_NONE, "parent", NULL);

@@ -23,9 +23,10 @@ typedef struct Leftover {
  * before anything is created (failing to write it fails the request, step
  * "record:<what>"),
  * completed with the device and inode of what was made, dropped when
- * nothing was.  From inside a worker only. */
-int leftover_resolve_create(int root_fd, const char *path, MntCreate create, const char *what,
-			    MntLog *log, MntCreated *ret_created, Leftover *ret);
+ * nothing was.  root is the request's namespace root root_fd stands for
+ * (NULL: the namespace's own), for the record.  From inside a worker only. */
+int leftover_resolve_create(int root_fd, const char *root, const char *path, MntCreate create,
+			    const char *what, MntLog *log, MntCreated *ret_created, Leftover *ret);
 /* The creation is settled (the mount placed, or the mount point removed
  * again): drop its record. */
 void leftover_done(Leftover *l);

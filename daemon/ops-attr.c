@@ -82,8 +82,8 @@ int ops_setattr(const OpsSetattrRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_ns, (void *)r,
-		       log, &reply);
+	k = worker_run(ns_fd, r->ns.root, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_ns,
+		       (void *)r, log, &reply);
 	return ops_worker_result(k, &reply, log);
 }
 
@@ -149,7 +149,7 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, fspick_in_ns, (void *)r, log, &reply);
+	k = worker_run(ns_fd, r->ns.root, NULL, 0, fspick_in_ns, (void *)r, log, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

@@ -138,7 +138,7 @@ int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 	ns_fd = ops_namespace_open(&r->source_ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_ns, &args, log,
+	k = worker_run(ns_fd, r->source_ns.root, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_ns, &args, log,
 		       &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)

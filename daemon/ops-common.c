@@ -65,6 +65,10 @@ int ops_namespace_validate(const OpsNamespace *ns, const char *prefix, const cha
 		*ret_field = ops_field("%s", prefix);
 		return -EINVAL;
 	}
+	if (ns->root && ops_path_validate(ns->root, false) < 0) {
+		*ret_field = ops_field("%s.root", prefix);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -386,7 +390,8 @@ int ops_placement_validate(const OpsPlacement *p, const char **ret_field)
 	int r;
 
 	if (!p->path) {
-		if (p->create != MNT_CREATE_NONE || p->beneath || ops_namespace_is_set(&p->ns)) {
+		if (p->create != MNT_CREATE_NONE || p->beneath || ops_namespace_is_set(&p->ns) ||
+		    p->ns.root) {
 			*ret_field = "placement.path";
 			return -EINVAL;
 		}
@@ -437,8 +442,8 @@ static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 	int r;
 
 	(void)reply;
-	target_fd = leftover_resolve_create(root_fd, a->place->path, a->place->create, "target",
-					    log, &created, &record);
+	target_fd = leftover_resolve_create(root_fd, a->place->ns.root, a->place->path,
+					    a->place->create, "target", log, &created, &record);
 	if (target_fd < 0)
 		return target_fd;
 	if (a->place->beneath)
@@ -468,7 +473,7 @@ int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 	ns_fd = ops_namespace_open(&place->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	r = worker_run(ns_fd, &mount_fd, 1, place_in_ns, &args, log, &reply);
+	r = worker_run(ns_fd, place->ns.root, &mount_fd, 1, place_in_ns, &args, log, &reply);
 	return ops_worker_result(r, &reply, log);
 }
 

@@ -499,7 +499,7 @@ int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, resolve_in_ns, (void *)r, log, &reply);
+	k = worker_run(ns_fd, r->ns.root, NULL, 0, resolve_in_ns, (void *)r, log, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;

@@ -54,7 +54,8 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 	from = mnt_resolve_in_root(root_fd, r->from, MNT_CREATE_NONE, "from", log);
 	if (from < 0)
 		return from;
-	to = leftover_resolve_create(root_fd, r->to, r->create, "to", log, &created, &record);
+	to = leftover_resolve_create(root_fd, r->ns.root, r->to, r->create, "to", log, &created,
+				     &record);
 	if (to < 0)
 		return to;
 	if (r->beneath)
@@ -86,7 +87,7 @@ int ops_move(const OpsMoveRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, move_in_ns, (void *)r, log, &reply);
+	k = worker_run(ns_fd, r->ns.root, NULL, 0, move_in_ns, (void *)r, log, &reply);
 	return ops_worker_result(k, &reply, log);
 }
 
@@ -131,6 +132,6 @@ int ops_unmount(const OpsUnmountRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, NULL, 0, unmount_in_ns, (void *)r, log, &reply);
+	k = worker_run(ns_fd, r->ns.root, NULL, 0, unmount_in_ns, (void *)r, log, &reply);
 	return ops_worker_result(k, &reply, log);
 }

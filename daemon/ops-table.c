@@ -239,6 +239,7 @@ static const JsonDispatch namespace_fields[] = {
 	      .max = INT32_MAX),
 	FIELD("pidfd", JSON_T_UNSIGNED, dispatch_fd, OpsNamespace, pidfd, OPTIONAL),
 	FIELD("mntnsFd", JSON_T_UNSIGNED, dispatch_fd, OpsNamespace, mntns_fd, OPTIONAL),
+	FIELD("root", JSON_T_STRING, json_dispatch_const_string, OpsNamespace, root, OPTIONAL),
 	{},
 };
 
@@ -540,7 +541,14 @@ NS_TARGETS(list_targets, OpsListRequest)
 
 static int list_validate(const void *p, const char **ret_field)
 {
-	return ops_namespace_validate(&((const OpsListRequest *)p)->ns, "namespace", ret_field);
+	const OpsNamespace *ns = &((const OpsListRequest *)p)->ns;
+
+	if (ns->root) {
+		/* List and Watch resolve no path: a root would mean nothing. */
+		*ret_field = "namespace.root";
+		return -EINVAL;
+	}
+	return ops_namespace_validate(ns, "namespace", ret_field);
 }
 
 static int create_execute(const void *req, OpsResult *res, MntLog *log)

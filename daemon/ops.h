@@ -32,11 +32,14 @@
 #define OPS_FSTYPE_MAX	     64U
 
 /* A mount namespace, named by exactly one of these.  All unset means the
- * caller of the front end fills in the peer's namespace. */
+ * caller of the front end fills in the peer's namespace.  root, if set, is
+ * a directory of it under which the call's paths are resolved instead of
+ * under its root (a container's rootfs before pivot_root). */
 typedef struct OpsNamespace {
-	pid_t pid;    /* > 0 */
-	int pidfd;    /* borrowed, -EBADF if unset */
-	int mntns_fd; /* borrowed, -EBADF if unset */
+	pid_t pid;	  /* > 0 */
+	int pidfd;	  /* borrowed, -EBADF if unset */
+	int mntns_fd;	  /* borrowed, -EBADF if unset */
+	const char *root; /* borrowed from the request, NULL if unset */
 } OpsNamespace;
 
 #define OPS_NAMESPACE_NULL ((OpsNamespace){.pidfd = -EBADF, .mntns_fd = -EBADF})

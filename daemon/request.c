@@ -185,11 +185,12 @@ static void default_namespace(OpsNamespace *ns, const AuthCaller *caller)
 		ns->pid = caller->pid;
 }
 
-/* Point the JSON at a pinned namespace: {"mntnsFd": index}. */
+/* Point the JSON at a pinned namespace: {"mntnsFd": index}, with the
+ * request's root in it kept. */
 static int json_set_namespace(json_object *params, const char *path, int index)
 {
 	_cleanup_free_ char *copy = strdup(path);
-	json_object *o = params, *ns;
+	json_object *o = params, *ns, *old, *root = NULL;
 	char *dot, *key;
 
 	if (!copy)
@@ -206,6 +207,9 @@ static int json_set_namespace(json_object *params, const char *path, int index)
 	if (!ns)
 		return -ENOMEM;
 	json_object_object_add(ns, "mntnsFd", json_object_new_int(index));
+	if (json_object_object_get_ex(o, key, &old) && json_object_is_type(old, json_type_object) &&
+	    json_object_object_get_ex(old, "root", &root))
+		json_object_object_add(ns, "root", json_object_get(root));
 	json_object_object_add(o, key, ns);
 	return 0;
 }
@@ -428,9 +432,8 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	}
 	/* Keyed by namespace and caller: a worker serves one caller's
 	 * requests in one namespace, and is reused for the next. */
-	key = (ExecKey){.mntns_id = target->id,
-			.uid = caller->id.uid,
-			.principal = caller->principal};
+	key = (ExecKey){
+		.mntns_id = target->id, .uid = caller->id.uid, .principal = caller->principal};
 	/* Its workers end with the process that named the namespace, so as
 	 * not to keep it alive; mountd's own namespace lives as long as
 	 * mountd, whoever named it.  The pin's fds go to the job (fds[]

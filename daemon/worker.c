@@ -135,12 +135,38 @@ static bool is_home(int fd)
 	return fstat(fd, &st) >= 0 && st.st_ino == home_st.st_ino && st.st_dev == home_st.st_dev;
 }
 
+/* The directory fn resolves paths under: the namespace's root, or root
+ * (resolved under it, as fn's paths are) where the request gave one. */
+static int open_root(const char *root, MntLog *log)
+{
+	_cleanup_close_ int ns_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	int fd, r;
+
+	if (ns_root < 0) {
+		mnt_log_fail(log, "open-root");
+		return negative_errno();
+	}
+	if (!root)
+		return TAKE_FD(ns_root);
+	fd = mnt_resolve_in_root(ns_root, root, MNT_CREATE_NONE, "root", log);
+	if (fd < 0)
+		return fd;
+	r = fstat(fd, &st) < 0 ? negative_errno() : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (r < 0) {
+		safe_close(fd);
+		mnt_log_fail(log, "resolve:root");
+		return r;
+	}
+	return fd;
+}
+
 /* fn in ns_fd's namespace: the worker's own (the common case: nothing to
  * do) or another (setns() there and back).  Its steps and failed step are
  * put into ret apart from the caller's log, for ops_worker_result() to
  * merge. */
-static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, const MntLog *log,
-		    WorkerReply *ret)
+static int run_here(int ns_fd, const char *root, const int *fds, WorkerFn fn, void *userdata,
+		    const MntLog *log, WorkerReply *ret)
 {
 	MntLog inner = {.tracing = log && log->tracing, .trace_fd = log ? log->trace_fd : -EBADF};
 	_cleanup_close_ int root_fd = -EBADF;
@@ -152,11 +178,10 @@ static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, cons
 	 * worker already is. */
 	r = away && setns(ns_fd, CLONE_NEWNS) < 0 ? negative_errno() : 0;
 	if (mnt_log_result(&inner, "setns", start, r) >= 0) {
-		root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root_fd < 0) {
-			r = negative_errno();
-			mnt_log_fail(&inner, "open-root");
-		} else {
+		root_fd = open_root(root, &inner);
+		if (root_fd < 0)
+			r = root_fd;
+		else {
 			r = fn(root_fd, fds, userdata, &inner, ret);
 			if (r < 0 && !inner.failed_step[0])
 				mnt_log_fail(&inner, "worker");
@@ -180,8 +205,8 @@ static int run_here(int ns_fd, const int *fds, WorkerFn fn, void *userdata, cons
 	return 0;
 }
 
-int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
-	       const MntLog *log, WorkerReply *ret)
+int worker_run(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
+	       void *userdata, const MntLog *log, WorkerReply *ret)
 {
 	*ret = (WorkerReply){};
 	if (n_fds > WORKER_FDS_MAX)
@@ -191,5 +216,5 @@ int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userd
 		snprintf(ret->failed_step, sizeof(ret->failed_step), "worker");
 		return -EPERM;
 	}
-	return run_here(ns_fd, fds, fn, userdata, log, ret);
+	return run_here(ns_fd, root, fds, fn, userdata, log, ret);
 }

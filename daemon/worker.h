@@ -78,9 +78,11 @@ int worker_host_open(const char *path, int flags);
 int worker_set_home(int home_ns_fd);
 
 /* ns_fd: an nsfs mount namespace fd or a pidfd (setns() takes both).
+ * root: NULL, or a directory of the namespace under which fn's root_fd is
+ * (resolved in the namespace's root, as fn resolves its paths in root_fd).
  * log: the request's, whose trace fn's steps go to as they happen (or
  * NULL).  Returns 0 when fn ran (its own result is in ret->error),
  * negative errno when it could not (ret->failed_step says where).  ret is
  * always initialised. */
-int worker_run(int ns_fd, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
-	       const MntLog *log, WorkerReply *ret);
+int worker_run(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
+	       void *userdata, const MntLog *log, WorkerReply *ret);

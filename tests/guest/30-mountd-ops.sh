@@ -112,6 +112,26 @@ check "lazy unmount of the recursive bind" \
 	call umount2 Unmount "{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/b\",\"detach\":true}"
 check_fails "/mnt/b is gone" inns findmnt /mnt/b
 
+# --- a namespace's root: the call's paths resolved under a directory of it ----
+# As an OCI hook names a rootfs before pivot_root: an absolute symlink in it
+# leads to the rootfs's directory, not the namespace's.
+croot=$work/croot
+mkdir -p "$croot/srv/escape" /srv/escape && ln -s /srv/escape "$croot/data"
+check "create with namespace.root, at /data -> /srv/escape in it" \
+	call nsroot Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$ns,\"root\":\"$croot\"},\"path\":\"/data\"}}"
+check_output "  the tmpfs is at the root's /srv/escape" "^tmpfs$" inns findmnt -n -o FSTYPE "$croot/srv/escape"
+check_fails "  not at the namespace's /srv/escape" inns findmnt /srv/escape
+check "  Unmount of /srv/escape under the same root takes it away" \
+	call nsroot2 Unmount "{\"namespace\":{\"pid\":$ns,\"root\":\"$croot\"},\"path\":\"/srv/escape\"}"
+check_fails "  it is gone" inns findmnt "$croot/srv/escape"
+rmdir /srv/escape
+check "a root that is a file fails at resolve:root" bash -c "
+	! $V io.mountd.Mount.Unmount '{\"namespace\":{\"root\":\"/etc/os-release\"},\"path\":\"/x\"}' >$work/nsroot3 &&
+	jtest $work/nsroot3 'p[\"step\"] == \"resolve:root\" and p[\"errnoName\"] == \"ENOTDIR\"'"
+check "List refuses a root: it resolves no path" bash -c "
+	! $V io.mountd.Mount.List '{\"namespace\":{\"root\":\"/tmp\"}}' >$work/nsroot4 &&
+	jtest $work/nsroot4 'r[\"error\"] == \"org.varlink.service.InvalidParameter\" and p[\"parameter\"] == \"namespace.root\"'"
+
 # --- a returned mount fd can be attached by the caller ------------------------
 mkdir -p "$work/attach"
 check "create without placement returns an fd the caller attaches" \

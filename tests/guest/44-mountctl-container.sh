@@ -108,8 +108,8 @@ check_output "  and that the tmpfs it made first was unmounted again" \
 check_fails "  the container does not exist" bash -c 'U crun list | grep -qw bad'
 check_output "  mountd made the tmpfs in it, refused the ramfs, unmounted the tmpfs" \
 	'^Create tmpfs ok,Create ramfs io.mountd.Mount.PermissionDenied,Unmount  ok,$' \
-	bash -c "records MOUNTD_CALLER_COMM=mountd-oci-hook | fields MOUNTD_METHOD MOUNTD_FSTYPE MOUNTD_RESULT MOUNTD_PATH |
-		awk '\$NF ~ \"^$T/bad/\" {printf \"%s %s %s,\", \$1, (NF == 4 ? \$2 : \"\"), \$(NF-1)}'"
+	bash -c "records MOUNTD_CALLER_COMM=mountd-oci-hook | fields MOUNTD_METHOD MOUNTD_FSTYPE MOUNTD_RESULT MOUNTD_ROOT MOUNTD_PATH |
+		awk '\$(NF-1) ~ \"^$T/bad/\" {printf \"%s %s %s,\", \$1, (NF == 5 ? \$2 : \"\"), \$(NF-2)}'"
 check "  the host's mount table did not change" cmp -s "$work/host.before" <(host_mounts)
 
 check "an annotation with a relative destination" \
@@ -118,6 +118,42 @@ check_output "  fails the start before asking mountd anything" \
 	'container rel: io.mountd.mounts\[0\]: "destination" must be an absolute path' \
 	bash -c 'U crun run -d --bundle '$T'/rel rel 2>&1; true'
 check_fails "  the container does not exist" bash -c 'U crun list | grep -qw rel'
+
+# ---- root's crun, a user's image: a symlink in the rootfs leads nowhere else.
+# Before pivot_root the container's namespace still has the host's root; the
+# hook has mountd resolve each destination under the rootfs instead, so
+# /data -> /srv/hook-escape is the image's /srv, as the container sees it.
+E=$T/esc
+mkdir -p /srv/hook-escape && echo root >/srv/hook-escape/host-file
+mkdir -p $E/rootfs && chown $USER_ID:$USER_ID $E/rootfs
+U sh -c "cd $E/rootfs && mkdir -p proc dev sys usr tmp srv/hook-escape && ln -s usr/bin bin &&
+	ln -s usr/lib lib && ln -s usr/lib64 lib64 && ln -s /srv/hook-escape data"
+(cd $E && crun spec) && python3 - "$E/config.json" "$HOOK" <<'PY'
+import json, sys
+path, hook = sys.argv[1:]
+c = json.load(open(path))
+c["process"].update(terminal=False, args=["sleep", "infinity"])
+c["mounts"].append({"destination": "/usr", "type": "bind", "source": "/usr",
+                    "options": ["rbind", "ro"]})
+c.setdefault("annotations", {})["io.mountd.mounts"] = json.dumps(
+    [{"destination": "/data", "type": "tmpfs", "options": ["size=1m"]}])
+c["hooks"] = {"createRuntime": [{"path": hook}]}
+json.dump(c, open(path, "w"), indent=1)
+PY
+check "root's crun runs a container of the user's image, /data -> /srv/hook-escape in it" \
+	crun run -d --bundle $E esc
+ctr_mounts() { crun exec esc cat /proc/self/mountinfo | fstype_at - "$1"; }
+check_output "  the tmpfs is at the image's /srv/hook-escape, seen in the container" '^tmpfs ' \
+	ctr_mounts /srv/hook-escape
+check_output "  the container writes to it" '^written$' \
+	crun exec esc sh -c 'echo written >/data/f && cat /srv/hook-escape/f'
+check "  the host's /srv/hook-escape is as it was" \
+	bash -c '[ "$(ls /srv/hook-escape)" = host-file ] && [ "$(cat /srv/hook-escape/host-file)" = root ]'
+check "  and the host's mount table did not change" cmp -s "$work/host.before" <(host_mounts)
+check_output "  the journal names the rootfs as the request's root" "^$E/rootfs /data\$" \
+	bash -c "records MOUNTD_CALLER_COMM=mountd-oci-hook MOUNTD_METHOD=Create | fields MOUNTD_ROOT MOUNTD_PATH | grep '^$E/' | tail -n 1"
+crun delete -f esc
+rm -rf /srv/hook-escape
 
 # ---- mountctl --container on the running container
 check_fails "no /extra in the container yet" mounted_in ok /extra

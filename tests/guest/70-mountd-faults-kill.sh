@@ -70,6 +70,16 @@ AFTER="! test -e /run/fault-file"
 kill_case mountpoint "a mount point file in pid 1's namespace" \
 	'{"fsType":"tmpfs","placement":{"path":"/run/fault-file","create":"file"}}'
 
+# Under a namespace root (an OCI hook's rootfs): the record keeps the root,
+# and the successor finds what was made as the request did, under it.
+mkdir -p "$work/kroot"
+HALF="nsenter -t $ns -m test -d $work/kroot/half && grep -qs kroot $LEFT/*"
+AFTER="! nsenter -t $ns -m test -e $work/kroot/half"
+kill_case mountpoint "a mount point under a namespace root" \
+	'{"fsType":"tmpfs","placement":{"namespace":{"pid":'$ns',"root":"'$work/kroot'"},"path":"/half","create":"directory"}}'
+check_output "the successor says what it removed" "removed $work/kroot/half" \
+	journalctl -b -u mountd.service --no-pager -n 50
+
 # Not trusted blindly: a directory in use since is no longer what mountd
 # made.  HALF puts a file into it while the worker is stopped.
 HALF="nsenter -t $ns -m test -d /mnt/used && nsenter -t $ns -m touch /mnt/used/mine"

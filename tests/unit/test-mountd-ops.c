@@ -400,6 +400,20 @@ static int child_reports_ns(int root_fd, const int *fds, void *userdata, MntLog 
 	return 0;
 }
 
+static int child_reports_root(int root_fd, const int *fds, void *userdata, MntLog *log,
+			      WorkerReply *reply)
+{
+	struct stat st;
+
+	(void)fds;
+	(void)userdata;
+	(void)log;
+	if (fstat(root_fd, &st) < 0)
+		return -errno;
+	reply->value = st.st_ino;
+	return 0;
+}
+
 static void test_worker(void)
 {
 	_cleanup_close_ int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
@@ -407,7 +421,7 @@ static void test_worker(void)
 	struct stat a, b;
 	int r;
 
-	r = worker_run(ns, NULL, 0, child_returns_fd, NULL, NULL, &reply);
+	r = worker_run(ns, NULL, NULL, 0, child_returns_fd, NULL, NULL, &reply);
 	ok(r == 0 && reply.error == 0 && reply.n_fds == 1, "worker sends an fd back");
 	ok(reply.value == (uint64_t)getpid(), "the work ran in the worker itself: no fork");
 	ok(reply.n_fds == 1 && fstat(reply.fds[0], &a) == 0 && stat("/tmp", &b) == 0 &&
@@ -415,7 +429,7 @@ static void test_worker(void)
 	   "the fd refers to the namespace's /tmp");
 	worker_reply_done(&reply);
 
-	r = worker_run(ns, NULL, 0, child_fails, NULL, NULL, &reply);
+	r = worker_run(ns, NULL, NULL, 0, child_fails, NULL, NULL, &reply);
 	ok(r == 0 && reply.error == -EXDEV && streq(reply.failed_step, "move_mount") &&
 		   reply.n_fds == 0,
 	   "failure and its step come back from the worker");
@@ -431,7 +445,20 @@ static void test_worker(void)
 		mnt_log_done(&log);
 	}
 
-	r = worker_run(STDIN_FILENO, NULL, 0, child_returns_fd, NULL, NULL, &reply);
+	{
+		struct stat st;
+
+		r = worker_run(ns, "/tmp", NULL, 0, child_reports_root, NULL, NULL, &reply);
+		ok(r == 0 && reply.error == 0 && stat("/tmp", &st) == 0 && reply.value == st.st_ino,
+		   "with a root, the function's root_fd is that directory");
+		r = worker_run(ns, "/proc/version", NULL, 0, child_reports_root, NULL, NULL,
+			       &reply);
+		ok(r == 0 && reply.error == -ENOTDIR && streq(reply.failed_step, "resolve:root"),
+		   "a root that is no directory fails at resolve:root: %s",
+		   strerror(-reply.error));
+	}
+
+	r = worker_run(STDIN_FILENO, NULL, NULL, 0, child_returns_fd, NULL, NULL, &reply);
 	ok(r == 0 && reply.error < 0 && streq(reply.failed_step, "setns"),
 	   "setns on a non-namespace fd reported as step setns");
 
@@ -439,7 +466,7 @@ static void test_worker(void)
 		_cleanup_close_ int dir = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		struct stat st;
 
-		r = worker_run(ns, &dir, 1, child_checks_fds, NULL, NULL, &reply);
+		r = worker_run(ns, NULL, &dir, 1, child_checks_fds, NULL, NULL, &reply);
 		ok(r == 0 && reply.error == 0 && fstat(dir, &st) == 0 && reply.value == st.st_ino,
 		   "the request's fd reaches the function");
 	}
@@ -471,7 +498,7 @@ static void test_worker(void)
 			other_ns = open(path, O_RDONLY | O_CLOEXEC);
 		}
 		close(p[0]);
-		r = worker_run(other_ns, NULL, 0, child_reports_ns, NULL, NULL, &reply);
+		r = worker_run(other_ns, NULL, NULL, 0, child_reports_ns, NULL, NULL, &reply);
 		ok(r == 0 && reply.error == 0 && fstat(other_ns, &there) == 0 &&
 			   reply.value == there.st_ino,
 		   "a function for another namespace runs in it");
@@ -687,7 +714,7 @@ static void test_trace(void)
 	ok(streq(trace_read(rfd), "message\tfsconfig:a b\te\tbad value\n"),
 	   "so is a message, tabs and newlines in fields made spaces");
 
-	k = worker_run(ns, NULL, 0, child_fails, NULL, &log, &reply);
+	k = worker_run(ns, NULL, NULL, 0, child_fails, NULL, &log, &reply);
 	{
 		const char *t = trace_read(rfd);
 
@@ -841,7 +868,7 @@ int main(void)
 		WorkerReply reply;
 		int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 
-		ok(worker_run(self, NULL, 0, child_fails, NULL, NULL, &reply) == -EPERM,
+		ok(worker_run(self, NULL, NULL, 0, child_fails, NULL, NULL, &reply) == -EPERM,
 		   "worker_run() outside a worker refuses");
 		ok(self >= 0 && worker_set_home(self) == 0, "a home namespace for worker_run()");
 	}
