@@ -4,6 +4,8 @@
 #   check_fails NAME CMD...  passes when CMD exits non-zero
 #   check_output NAME PATTERN CMD...  passes when CMD exits 0 and its
 #                            output matches the extended regex PATTERN
+#   wait_for SECS CMD...     poll CMD every 0.1 s until it succeeds, SECS at
+#                            most (a test waits for the state it asserts)
 #   done_testing             prints the plan; exits 1 if any case failed
 # A failing case prints the command's output as TAP comments.
 
@@ -52,6 +54,16 @@ check_output() {
 		echo "expected output matching: $pattern" >>"$log"
 		_t_result 0 "$name" "$log"
 	fi
+}
+
+wait_for() {
+	local secs=$1
+	shift
+	for _ in $(seq $((secs * 10))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 done_testing() {

@@ -4,7 +4,6 @@
 #   fresh_units            no test drop-in, mountd stopped, the socket fresh
 #   dropin LINE...         a [Service] drop-in for mountd.service
 #   main_pid               MainPID of mountd.service (0: not running)
-#   wait_for SECS CMD...   poll CMD every 0.1 s until it succeeds
 #   in_userns_mntns        a process of "nobody" in its own user and mount
 #                          namespace; prints its pid
 
@@ -43,15 +42,6 @@ main_pid() {
 	systemctl show -P MainPID mountd.service
 }
 
-wait_for() {
-	local secs=$1
-	shift
-	for _ in $(seq $((secs * 10))); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 in_userns_mntns() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
