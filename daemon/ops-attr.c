@@ -114,13 +114,40 @@ int ops_reconfigure_validate(const OpsReconfigureRequest *r, const char **ret_fi
 	return ops_params_validate(r->params, r->n_params, ret_field);
 }
 
+struct fspick_args {
+	const OpsReconfigureRequest *r;
+	char fstype[OPS_FSTYPE_MAX + 1]; /* out, for a non-root caller */
+};
+
+/* The filesystem type of the mount fd is on, in the worker's namespace. */
+static int fstype_of(int fd, char *ret, size_t size)
+{
+	_cleanup_free_ struct statmount *sm = NULL;
+	uint64_t id;
+	int k;
+
+	k = mnt_unique_id(fd, &id);
+	if (k < 0)
+		return k;
+	k = mnt_statmount(0, id, STATMOUNT_FS_TYPE, &sm);
+	if (k < 0)
+		return k;
+	if (!(sm->mask & STATMOUNT_FS_TYPE))
+		return -ENODATA;
+	snprintf(ret, size, "%s", sm->str + sm->fs_type);
+	return 0;
+}
+
 static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 			WorkerReply *reply)
 {
 	(void)fds;
-	const OpsReconfigureRequest *r = userdata;
+	struct fspick_args *a = userdata;
+	const OpsReconfigureRequest *r = a->r;
 	_cleanup_close_ int fd = -EBADF;
-	int fs_fd;
+	uid_t uid;
+	gid_t gid;
+	int fs_fd, k;
 
 	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 	if (fd < 0)
@@ -128,6 +155,14 @@ static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log
 	if (rights_check_owner(fd) < 0) {
 		mnt_log_fail(log, "owner");
 		return -EPERM;
+	}
+	/* A non-root caller's parameters go by the filesystem's table. */
+	if (rights_caller(&uid, &gid)) {
+		k = fstype_of(fd, a->fstype, sizeof(a->fstype));
+		if (k < 0) {
+			mnt_log_fail(log, "fstype");
+			return k;
+		}
 	}
 	fs_fd = mnt_fspick(fd, "", FSPICK_EMPTY_PATH | FSPICK_NO_AUTOMOUNT, log);
 	if (fs_fd < 0)
@@ -139,6 +174,7 @@ static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log
 int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 {
 	_cleanup_close_ int ns_fd = -EBADF, fs_fd = -EBADF;
+	struct fspick_args args = {.r = r};
 	const char *field;
 	WorkerReply reply;
 	int k;
@@ -149,7 +185,7 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 	ns_fd = ops_namespace_open(&r->ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	k = worker_run(ns_fd, r->ns.root, NULL, 0, fspick_in_ns, (void *)r, log, &reply);
+	k = worker_run(ns_fd, r->ns.root, NULL, 0, fspick_in_ns, &args, log, &reply);
 	k = ops_worker_result(k, &reply, log);
 	if (k < 0)
 		return k;
@@ -163,7 +199,13 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 	/* Nothing reaches the superblock before CMD_RECONFIGURE: a failing
 	 * parameter leaves it as it was. */
 	for (size_t i = 0; i < r->n_params; i++) {
-		k = mnt_fsconfig_param(fs_fd, &r->params[i], log);
+		_cleanup_close_ int param_fd = -EBADF;
+		MntParam p;
+
+		k = ops_param_for_caller(args.fstype, &r->params[i], true, &p, &param_fd, log);
+		if (k < 0)
+			return k;
+		k = mnt_fsconfig_param(fs_fd, &p, log);
 		if (k < 0)
 			return k;
 	}

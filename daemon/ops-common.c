@@ -19,6 +19,7 @@
 
 #include <linux/nsfs.h>
 
+#include "fs-params.h"
 #include "leftovers.h"
 #include "ops-internal.h"
 #include "rights.h"
@@ -227,6 +228,79 @@ int ops_path_validate(const char *path, bool allow_empty)
 	if (strlen(path) > MNT_PATH_MAX)
 		return -ERANGE;
 	return 0;
+}
+
+static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
+{
+	_cleanup_free_ char *text = NULL;
+	char step[MNT_STEP_MAX];
+	va_list ap;
+	int k;
+
+	snprintf(step, sizeof(step), "fsconfig:%s", p->key);
+	va_start(ap, fmt);
+	k = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return -ENOMEM;
+	k = mnt_log_add(log, step, 'e', text);
+	mnt_log_fail(log, step);
+	return k < 0 ? k : -EPERM;
+}
+
+int ops_param_for_caller(const char *fstype, const MntParam *p, bool read_only, MntParam *ret,
+			 int *ret_fd, MntLog *log)
+{
+	FsParamKind kind;
+	uid_t uid;
+	gid_t gid;
+	int fd;
+
+	*ret = *p;
+	*ret_fd = -EBADF;
+	if (!rights_caller(&uid, &gid))
+		return 0;
+	kind = fs_param_kind(fstype, p->key);
+	switch (kind) {
+	case FS_PARAM_VALUE:
+		/* A value given as a path or an fd would be looked up. */
+		if (p->type == MNT_PARAM_PATH || p->type == MNT_PARAM_PATH_EMPTY ||
+		    p->type == MNT_PARAM_FD)
+			return param_refuse(p, log, "mountd: %s of %s is a value, not a path or fd",
+					    p->key, fstype);
+		return 0;
+	case FS_PARAM_PATH:
+		/* Looked up by the kernel as it is set, with the caller's
+		 * rights (rights.h). */
+		return 0;
+	case FS_PARAM_DEVICE:
+		if (p->type != MNT_PARAM_STRING)
+			return param_refuse(p, log, "mountd: %s of %s is a block device's name",
+					    p->key, fstype);
+		fd = rights_open_device_fd(p->value, read_only);
+		if (fd < 0) {
+			char step[MNT_STEP_MAX];
+
+			snprintf(step, sizeof(step), "fsconfig:%s", p->key);
+			mnt_log_fail(log, step);
+			return fd;
+		}
+		*ret = (MntParam){.type = MNT_PARAM_PATH_EMPTY, .key = p->key, .fd = fd};
+		*ret_fd = fd;
+		return 0;
+	case FS_PARAM_ROOT:
+		return param_refuse(p, log,
+				    "mountd: %s of %s names what is not the caller's to name; "
+				    "only root may set it",
+				    p->key, fstype);
+	default:
+		return param_refuse(p, log,
+				    "mountd: %s is no parameter of %s that mountd knows; "
+				    "only root may set it",
+				    p->key, fstype ?: "this filesystem");
+	}
 }
 
 int ops_params_validate(const MntParam *params, size_t n, const char **ret_field)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caller-sb.h"
+#include "fs-params.h"
 #include "loopdev.h"
 #include "ops-internal.h"
 #include "rights.h"
@@ -178,12 +179,30 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 			      .key = (char *)"source",
 			      .value = (char *)source,
 			      .fd = -EBADF};
+
+		/* Not on a device, the source is a label to the filesystems
+		 * mountd knows; one it does not may look it up. */
+		if (!needs_device && source == r->source && rights_caller(&uid, &gid) &&
+		    !fs_param_known_fstype(fstype)) {
+			k = mnt_log_add(log, "fsconfig:source", 'e',
+					"mountd: only root may give a source to a filesystem "
+					"whose parameters mountd does not know");
+			mnt_log_fail(log, "fsconfig:source");
+			return k < 0 ? k : -EPERM;
+		}
 		k = mnt_fsconfig_param(fs_fd, &p, log);
 		if (k < 0)
 			return k;
 	}
 	for (size_t i = 0; i < r->n_params; i++) {
-		k = mnt_fsconfig_param(fs_fd, &r->params[i], log);
+		_cleanup_close_ int param_fd = -EBADF;
+		MntParam p;
+
+		k = ops_param_for_caller(fstype, &r->params[i], has_param(r, "ro"), &p, &param_fd,
+					 log);
+		if (k < 0)
+			return k;
+		k = mnt_fsconfig_param(fs_fd, &p, log);
 		if (k < 0)
 			return k;
 	}

@@ -36,6 +36,13 @@ int ops_process_mntns(pid_t pid, int pidfd);
 int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of);
 pid_t ops_namespace_pid(const OpsNamespace *ns);
 int ops_path_validate(const char *path, bool allow_empty);
+/* A parameter of fstype as the kernel is to get it from a non-root caller
+ * (fs-params.h): a value or a path as given; a block device as an fd the
+ * caller opened (read, and write unless read_only), in *ret with *ret_fd
+ * to close; anything else refused with -EPERM and a message, step
+ * "fsconfig:KEY".  Root's: as given. */
+int ops_param_for_caller(const char *fstype, const MntParam *p, bool read_only, MntParam *ret,
+			 int *ret_fd, MntLog *log);
 int ops_attributes_validate(const OpsAttributes *a, bool allow_clear, const char **ret_field);
 void ops_attributes_to_mount_attr(const OpsAttributes *a, struct mount_attr *ret);
 int ops_placement_validate(const OpsPlacement *p, const char **ret_field);

@@ -165,14 +165,11 @@ static int device_name(dev_t rdev, char **ret)
 	return -ENODEV;
 }
 
-int rights_open_device(const char *path, bool read_only, char **ret_name)
+int rights_open_device_fd(const char *path, bool read_only)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
 
-	*ret_name = NULL;
-	if (cur_fsuid == 0)
-		return 0;
 	if (!path || path[0] != '/')
 		return -EINVAL;
 	fd = open(path, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -182,6 +179,22 @@ int rights_open_device(const char *path, bool read_only, char **ret_name)
 		return negative_errno();
 	if (!S_ISBLK(st.st_mode))
 		return -ENOTBLK;
+	return TAKE_FD(fd);
+}
+
+int rights_open_device(const char *path, bool read_only, char **ret_name)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct stat st;
+
+	*ret_name = NULL;
+	if (cur_fsuid == 0)
+		return 0;
+	fd = rights_open_device_fd(path, read_only);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
 	return device_name(st.st_rdev, ret_name);
 }
 

@@ -70,6 +70,9 @@ int rights_check_idmap(int mount_fd, int userns_fd);
  * in mountd's root (worker_in_host_root()): only root makes names there.
  * Root: 0 and *ret_name NULL (root's names are its own). */
 int rights_open_device(const char *path, bool read_only, char **ret_name);
+/* The device itself, opened as rights_open_device() opens it (whoever the
+ * worker acts for), as an fd to give the kernel. */
+int rights_open_device_fd(const char *path, bool read_only);
 
 /* For a step mountd takes as itself for the caller (a loop device for an
  * image fd the caller opened): mountd's rights until rights_resume(). */

@@ -216,6 +216,50 @@ kill $flipper 2>/dev/null
 wait $flipper 2>/dev/null
 check "  no mount table changed by any of these" unchanged devices
 
+# --- parameters: each goes to the kernel as daemon/fs-params.c classifies
+# it; one that names something by number (an fd of mountd's worker, a
+# device), a program the kernel would run as root, or a key mountd does not
+# know is root's only; a value is never taken as a path
+snapshot params
+param_json() { # fstype key type value target
+	printf '{"fsType":"%s","parameters":[{"key":"%s","type":"%s","value":"%s"}],"placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}}' \
+		"$1" "$2" "$3" "$4" $container "$5"
+}
+refused_at() { # step errno json: refused at that fsconfig step
+	local out
+	out=$(vdenied Create "$3")
+	grep -q "\"step\":\"$1\"" <<<"$out" && grep -q "$2" <<<"$out" || { echo "$out"; return 1; }
+}
+check "tmpfs with a key mountd does not know: EPERM at it" \
+	refused_at fsconfig:nosuchkey EPERM "$(param_json tmpfs nosuchkey string 1 /tmp/ctr/p1)"
+check "tmpfs's size given as a path: EPERM" \
+	refused_at fsconfig:size EPERM "$(param_json tmpfs size path /root/secret-dir /tmp/ctr/p2)"
+check "fuse with fd=3 (the worker's fd 3, not one of the user's): EPERM" \
+	refused_at fsconfig:fd EPERM "$(param_json fuse fd string 3 /tmp/ctr/p3)"
+check "cgroup v1 with a release_agent of the user's (run by the kernel as root): EPERM" \
+	refused_at fsconfig:release_agent EPERM "$(param_json cgroup release_agent string /tmp/ctr/mine/agent /tmp/ctr/p4)"
+check "9p over the worker's fds by number: EPERM" \
+	refused_at fsconfig:rfdno EPERM "$(param_json 9p rfdno string 0 /tmp/ctr/p5)"
+check_output "D-Bus: fuse with fd=3: refused" 'Operation not permitted|EPERM' \
+	bus Create 'sa(ssv)a{sv}' fuse 1 fd string s 3 1 placement a{sv} 3 namespace a{sv} 1 \
+	pid u $container path s /tmp/ctr/bus-p3 create s directory
+for p in p1 p2 p3 p4 p5 bus-p3; do
+	check_fails "  nothing at /tmp/ctr/$p" in_ctr test -e /tmp/ctr/$p
+done
+check_output "Reconfigure of the user's own tmpfs with a key mountd does not know: EPERM" 'EPERM' \
+	vdenied Reconfigure "$(reconf_json /tmp/ctr/t nosuchkey 1)"
+check_output "  while a known one goes through" '^\{' vcall Reconfigure "$(reconf_json /tmp/ctr/t size 2m)"
+check "  no mount table changed by any of these" unchanged params
+# Every filesystem the kernel can mount is in the table, or a non-root
+# caller could give it nothing at all.
+kernel_fs() { awk '{print $NF}' /proc/filesystems | sort -u; }
+table_fs() { "$BUILD/tests/unit/test-fs-params" --dump | awk '{print $1}' | sort -u; }
+# Those only the kernel mounts, internally.
+internal='sockfs|pipefs|anon_inodefs|bdev|nsfs|pidfs|dax|rootfs|secretmem|zsmalloc'
+missing=$(comm -23 <(kernel_fs | grep -vxE "$internal") <(table_fs) | tr '\n' ' ')
+check "every filesystem of the guest's kernel is in mountd's table${missing:+: not $missing}" \
+	test -z "$missing"
+
 # --- the same over D-Bus
 check_output "D-Bus: a mount point in root's directory: refused" 'Permission denied|EACCES' \
 	bus Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 3 namespace a{sv} 1 pid u $container \
@@ -357,6 +401,26 @@ for mode in w path; do
 	check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/rootimg-$mode
 done
 check "  and no loop device was set up" test "$(losetup -a | wc -l)" = "$loops_before"
+# Parameters that name a device: the one the caller names is opened by
+# the caller; one named by number is root's.
+truncate -s 16M /tmp/ctr/mine/img2 && mkfs.ext4 -q /tmp/ctr/mine/img2 && chown $USER_ID /tmp/ctr/mine/img2
+# The kernel's encoding of a device number (new_encode_dev()).
+devnum() {
+	local maj=$((0x$(stat -L -c %t "$1"))) min=$((0x$(stat -L -c %T "$1")))
+	echo $(((min & 0xff) | (maj << 8) | ((min & ~0xff) << 12)))
+}
+journal_create() { # key value target
+	user_varlink --fd /tmp/ctr/mine/img2:rw io.mountd.Mount.Create \
+		"{\"fsType\":\"ext4\",\"image\":{\"fd\":0},\"parameters\":[{\"key\":\"$1\",\"type\":\"string\",\"value\":\"$2\"}],\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$3\",\"create\":\"directory\"}}" 2>&1
+	true
+}
+check_output "ext4's journal on the host's disk (journal_path): EACCES, the user cannot open it" \
+	'fsconfig:journal_path.*EACCES|EACCES.*fsconfig:journal_path' journal_create journal_path "$disk" /tmp/ctr/j1
+check_output "ext4's journal by device number (journal_dev): EPERM" \
+	'fsconfig:journal_dev.*EPERM|EPERM.*fsconfig:journal_dev' \
+	journal_create journal_dev "$(devnum "$disk")" /tmp/ctr/j2
+check_fails "  nothing mounted at either" bash -c 'in_ctr mountpoint -q /tmp/ctr/j1 || in_ctr mountpoint -q /tmp/ctr/j2'
+check "  and no loop device stayed" wait_for 10 test "$(losetup -a | wc -l)" = "$loops_before"
 check_output "with image=yes the user's image mounts in its container" '"mountId"' \
 	image_create /tmp/ctr/img
 check_output "  from a loop device, nosuid,nodev" '^/dev/loop[0-9]+ .*nosuid.*nodev' \

@@ -56,3 +56,9 @@ $(B)/tests/unit/test-journal: $(B)/tests/unit/test-journal.o $(B)/daemon/audit.o
 UNIT_TESTS += $(B)/tests/unit/test-fs-probe
 $(B)/tests/unit/test-fs-probe: $(B)/tests/unit/test-fs-probe.o $(B)/shared/fs-probe.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# daemon/fs-params.c: the parameter kinds, and (the script) the table
+# against the kernel tree's parameter specs
+UNIT_TESTS += $(B)/tests/unit/test-fs-params tests/unit/test-fs-params.sh
+$(B)/tests/unit/test-fs-params: $(B)/tests/unit/test-fs-params.o $(B)/daemon/fs-params.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
