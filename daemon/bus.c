@@ -485,16 +485,13 @@ static int bus_method(sd_bus_message *m, void *userdata, sd_bus_error *error)
 #define BUS_WATCH_PREFIX	   BUS_PATH "/watch"
 #define BUS_WATCH_INTERFACE	   "io.mountd1.Watch"
 #define BUS_WATCHES_PER_CLIENT_MAX 16
-/* A user may open many clients; all of them together get this many (root:
- * no limit). */
-#define BUS_WATCHES_PER_UID_MAX 64
+/* All of a user's, over both front ends, are limited by watch.c. */
 
 struct BusWatch {
 	BusFront *front;
 	Watch *watch;
 	char path[sizeof(BUS_WATCH_PREFIX) + 24];
 	char *owner; /* the client's unique name */
-	uid_t uid;   /* and its user */
 	sd_bus_track *track;
 	LIST_ENTRY(BusWatch) link;
 };
@@ -648,16 +645,6 @@ static const sd_bus_vtable watch_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
-static size_t watches_of_uid(BusFront *b, uid_t uid)
-{
-	BusWatch *w;
-	size_t n = 0;
-
-	LIST_FOREACH(w, &b->watches, link)
-	n += w->uid == uid;
-	return n;
-}
-
 static size_t watches_of(BusFront *b, const char *owner)
 {
 	BusWatch *w;
@@ -703,15 +690,11 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
 					 "At most %d watches per client",
 					 BUS_WATCHES_PER_CLIENT_MAX);
-	if (rc.caller.principal != 0 &&
-	    watches_of_uid(b, rc.caller.principal) >= BUS_WATCHES_PER_UID_MAX)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-					 "At most %d watches per user", BUS_WATCHES_PER_UID_MAX);
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	*w = (BusWatch){.front = b, .uid = rc.caller.principal};
+	*w = (BusWatch){.front = b};
 	LIST_INSERT_HEAD(&b->watches, w, link);
 	b->n_watches++;
 	snprintf(w->path, sizeof(w->path), "%s/%" PRIu64, BUS_WATCH_PREFIX, ++b->last_watch_id);
@@ -720,7 +703,8 @@ static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		bus_watch_free(w);
 		return -ENOMEM;
 	}
-	r = watch_new(sd_bus_get_event(b->bus), &ns, &bus_watch_callbacks, w, &w->watch, &log);
+	r = watch_new(sd_bus_get_event(b->bus), &ns, rc.caller.principal, &bus_watch_callbacks, w,
+		      &w->watch, &log);
 	if (r < 0) {
 		RequestAnswer a = {};
 

@@ -37,6 +37,22 @@ OpsWatch *ops_watch_free(OpsWatch *w)
 	return NULL;
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const OpsMountEntry *)a)->id, y = ((const OpsMountEntry *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Snapshots are kept in id order (listmount()'s own), so that comparing
+ * two of n mounts costs n log n, not n²: 5000 mounts are 25 million
+ * comparisons the other way, per change, in the loop. */
+static void sort_by_id(OpsListResult *l)
+{
+	if (l->n_mounts > 1)
+		qsort(l->mounts, l->n_mounts, sizeof(OpsMountEntry), entry_cmp);
+}
+
 int ops_watch_new(const OpsNamespace *ns, OpsWatch **ret, MntLog *log)
 {
 	OpsWatch *w;
@@ -65,6 +81,7 @@ int ops_watch_new(const OpsNamespace *ns, OpsWatch **ret, MntLog *log)
 	r = ops_list_by_id(w->ns_id, w->pid, &w->last, log);
 	if (r < 0)
 		return ops_watch_free(w), r;
+	sort_by_id(&w->last);
 	*ret = w;
 	return 0;
 }
@@ -88,10 +105,10 @@ void ops_watch_events_free(OpsWatchEvent *e, size_t n)
 
 static const OpsMountEntry *find(const OpsListResult *l, uint64_t id)
 {
-	for (size_t i = 0; i < l->n_mounts; i++)
-		if (l->mounts[i].id == id)
-			return &l->mounts[i];
-	return NULL;
+	OpsMountEntry key = {.id = id};
+
+	return l->n_mounts ? bsearch(&key, l->mounts, l->n_mounts, sizeof(OpsMountEntry), entry_cmp)
+			   : NULL;
 }
 
 static int push(OpsWatchEvent **events, size_t *n, OpsWatchEventType type, OpsMountEntry *m)
@@ -126,6 +143,7 @@ int ops_watch_poll(OpsWatch *w, OpsWatchEvent **ret, size_t *ret_n)
 	r = ops_list_by_id(w->ns_id, w->pid, &now, NULL);
 	if (r < 0)
 		return r;
+	sort_by_id(&now);
 
 	for (size_t i = 0; i < now.n_mounts && r >= 0; i++) {
 		const OpsMountEntry *old = find(&w->last, now.mounts[i].id);

@@ -396,7 +396,7 @@ static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallF
 	r = sd_event_default(&event);
 	if (r < 0)
 		return r;
-	r = watch_new(event, &ns, &watch_callbacks, call, &w, &log);
+	r = watch_new(event, &ns, rc.caller.principal, &watch_callbacks, call, &w, &log);
 	if (r < 0) {
 		RequestAnswer a = {};
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/queue.h>
+#include <time.h>
 
 #include "util.h"
 #include "watch.h"
@@ -10,12 +11,24 @@
 /* The timer catches changes in namespaces we have no mountinfo file to poll
  * for (named by an nsfs fd only). */
 #define WATCH_RESCAN_USEC (1000 * 1000)
+/* Looking again costs a listmount() and a statmount() per mount, in the
+ * loop: a watch looks at most every WATCH_MIN_USEC, and after a look that
+ * took d, not again for WATCH_COST_FACTOR × d × the user's watches, so
+ * that one user's watches keep the loop busy a tenth of the time at most,
+ * however big its tables and however often they change.  Changes in
+ * between come together in the next look. */
+#define WATCH_MIN_USEC	  (100 * 1000)
+#define WATCH_COST_FACTOR 10
+/* Streams a user other than root may hold, over both front ends. */
+#define WATCH_PER_UID_MAX 16
 
 struct Watch {
 	OpsWatch *ops;
 	sd_event_source *timer, *mountinfo, *pidfd;
 	const WatchCallbacks *cb;
 	void *userdata;
+	uid_t uid;
+	uint64_t next_usec; /* CLOCK_MONOTONIC: not to look before */
 	LIST_ENTRY(Watch) link;
 };
 
@@ -47,13 +60,35 @@ void watch_end_all(void)
 		watch_end(LIST_FIRST(&watches), -ESHUTDOWN);
 }
 
+static size_t watches_of(uid_t uid)
+{
+	size_t n = 0;
+	Watch *w;
+
+	LIST_FOREACH(w, &watches, link)
+	n += w->uid == uid;
+	return n;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 static void watch_update(Watch *w)
 {
 	OpsWatchEvent *events = NULL;
+	uint64_t start = now_usec(), cost;
 	size_t n = 0;
 	int r;
 
 	r = ops_watch_poll(w->ops, &events, &n);
+	cost = now_usec() - start;
+	w->next_usec = now_usec() +
+		       MAX((uint64_t)WATCH_MIN_USEC, cost * WATCH_COST_FACTOR * watches_of(w->uid));
 	if (r == -ENOENT || r == -ESRCH) {
 		watch_end(w, 0);
 		return;
@@ -69,18 +104,31 @@ static void watch_update(Watch *w)
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
+	Watch *w = userdata;
+
 	(void)usec;
 	(void)sd_event_source_set_time_relative(s, WATCH_RESCAN_USEC);
-	watch_update(userdata);
+	/* A change seen too early waits here. */
+	if (w->mountinfo)
+		(void)sd_event_source_set_enabled(w->mountinfo, SD_EVENT_ON);
+	watch_update(w);
 	return 0;
 }
 
 static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	(void)s;
+	Watch *w = userdata;
+
 	(void)fd;
 	(void)revents;
-	watch_update(userdata);
+	if (now_usec() < w->next_usec) {
+		/* POLLPRI stays until the file is read: off until the timer
+		 * says it is time, which then looks. */
+		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+		(void)sd_event_source_set_time(w->timer, w->next_usec);
+		return 0;
+	}
+	watch_update(w);
 	return 0;
 }
 
@@ -94,16 +142,18 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	return 0;
 }
 
-int watch_new(sd_event *event, const OpsNamespace *ns, const WatchCallbacks *cb, void *userdata,
-	      Watch **ret, MntLog *log)
+int watch_new(sd_event *event, const OpsNamespace *ns, uid_t uid, const WatchCallbacks *cb,
+	      void *userdata, Watch **ret, MntLog *log)
 {
 	Watch *w;
 	int r;
 
+	if (uid != 0 && watches_of(uid) >= WATCH_PER_UID_MAX)
+		return -EAGAIN;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	*w = (Watch){.cb = cb, .userdata = userdata};
+	*w = (Watch){.cb = cb, .userdata = userdata, .uid = uid};
 	r = ops_watch_new(ns, &w->ops, log);
 	if (r < 0) {
 		free(w);

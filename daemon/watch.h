@@ -11,6 +11,7 @@
  */
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <systemd/sd-event.h>
 
@@ -29,10 +30,12 @@ typedef struct WatchCallbacks {
 	void (*end)(Watch *w, int r, void *userdata);
 } WatchCallbacks;
 
-/* Take the first snapshot and start watching; the front end then tells its
- * client that the watch is ready.  Failures record their step in log. */
-int watch_new(sd_event *event, const OpsNamespace *ns, const WatchCallbacks *cb, void *userdata,
-	      Watch **ret, MntLog *log);
+/* Take the first snapshot and start watching for uid (the user who
+ * answers for the caller); the front end then tells its client that the
+ * watch is ready.  -EAGAIN (LimitExceeded) when uid, not root, holds
+ * WATCH_PER_UID_MAX already.  Failures record their step in log. */
+int watch_new(sd_event *event, const OpsNamespace *ns, uid_t uid, const WatchCallbacks *cb,
+	      void *userdata, Watch **ret, MntLog *log);
 /* Stop without the end callback (the client went away or asked to). */
 Watch *watch_free(Watch *w);
 
