@@ -124,8 +124,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(BusCall *, bus_call_free);
 
 /* The sender as a pidfd the bus daemon took when it connected (the
  * ProcessFD credential of dbus-daemon >= 1.15.8 and dbus-broker), so that
- * no pid is ever looked up again.  Older bus daemons: a pidfd opened from
- * the pid right now, which then must still name that pid's process. */
+ * no pid is ever looked up.  Older bus daemons have none, and none is
+ * made from the pid: the process that connected may be gone and its pid
+ * another's (a child kept the connection), so the caller has no own
+ * namespace then (authorize.c) and must name one. */
 static int sender_pidfd(sd_bus_message *m, pid_t pid)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -153,9 +155,7 @@ static int sender_pidfd(sd_bus_message *m, pid_t pid)
 		if (r >= 0)
 			r = sd_bus_message_exit_container(reply);
 	}
-	if (fd < 0)
-		fd = pidfd_open(pid, 0);
-	/* Either way it must be the process the credentials were for. */
+	/* It must be the process the credentials were for. */
 	if (fd >= 0 && (ops_pidfd_get_pid(fd, &got) < 0 || got != pid))
 		fd = safe_close(fd);
 	return fd;

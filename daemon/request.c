@@ -174,15 +174,19 @@ static int pin(OpsNamespace *ns, Pin *ret, MntLog *log)
 	return r;
 }
 
-/* Where the request names no namespace, the caller's is meant. */
-static void default_namespace(OpsNamespace *ns, const AuthCaller *caller)
+/* Where the request names no namespace, the caller's is meant: the one of
+ * the process pinned when it connected, never of whatever has its pid now
+ * (a D-Bus caller of a bus daemon without ProcessFD has none: -ESRCH). */
+static int default_namespace(OpsNamespace *ns, const AuthCaller *caller, MntLog *log)
 {
 	if (!ns || ops_namespace_is_set(ns))
-		return;
-	if (caller->pidfd >= 0)
-		ns->pidfd = caller->pidfd;
-	else
-		ns->pid = caller->pid;
+		return 0;
+	if (caller->pidfd < 0) {
+		mnt_log_fail(log, "namespace");
+		return -ESRCH;
+	}
+	ns->pidfd = caller->pidfd;
+	return 0;
 }
 
 /* Point the JSON at a pinned namespace: {"mntnsFd": index}, with the
@@ -516,8 +520,11 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 		}
 	}
 	c->method->targets(req, t);
-	default_namespace(t->target, &c->caller);
-	default_namespace(t->source, &c->caller);
+	r = default_namespace(t->target, &c->caller, &log);
+	if (r >= 0)
+		r = default_namespace(t->source, &c->caller, &log);
+	if (r < 0)
+		goto failed;
 	if (t->source) {
 		r = pin(t->source, source, &log);
 		if (r >= 0) {
@@ -535,8 +542,9 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	else {
 		OpsNamespace own = OPS_NAMESPACE_NULL;
 
-		default_namespace(&own, &c->caller);
-		r = pin(&own, target, &log);
+		r = default_namespace(&own, &c->caller, &log);
+		if (r >= 0)
+			r = pin(&own, target, &log);
 	}
 	if (r < 0)
 		goto failed;
