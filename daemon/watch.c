@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/queue.h>
-#include <time.h>
 
 #include "util.h"
 #include "watch.h"
@@ -70,25 +69,18 @@ static size_t watches_of(uid_t uid)
 	return n;
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void watch_update(Watch *w)
 {
 	OpsWatchEvent *events = NULL;
-	uint64_t start = now_usec(), cost;
+	/* mnt_step_start(): CLOCK_MONOTONIC in µs, as sd-event's timers. */
+	uint64_t start = mnt_step_start(), end;
 	size_t n = 0;
 	int r;
 
 	r = ops_watch_poll(w->ops, &events, &n);
-	cost = now_usec() - start;
-	w->next_usec = now_usec() +
-		       MAX((uint64_t)WATCH_MIN_USEC, cost * WATCH_COST_FACTOR * watches_of(w->uid));
+	end = mnt_step_start();
+	w->next_usec = end + MAX((uint64_t)WATCH_MIN_USEC,
+				 (end - start) * WATCH_COST_FACTOR * watches_of(w->uid));
 	if (r == -ENOENT || r == -ESRCH) {
 		watch_end(w, 0);
 		return;
@@ -121,7 +113,7 @@ static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *user
 
 	(void)fd;
 	(void)revents;
-	if (now_usec() < w->next_usec) {
+	if (mnt_step_start() < w->next_usec) {
 		/* POLLPRI stays until the file is read: off until the timer
 		 * says it is time, which then looks. */
 		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
