@@ -128,9 +128,6 @@ rmdir /srv/escape
 check "a root that is a file fails at resolve:root" bash -c "
 	! $V io.mountd.Mount.Unmount '{\"namespace\":{\"root\":\"/etc/os-release\"},\"path\":\"/x\"}' >$work/nsroot3 &&
 	jtest $work/nsroot3 'p[\"step\"] == \"resolve:root\" and p[\"errnoName\"] == \"ENOTDIR\"'"
-check "List refuses a root: it resolves no path" bash -c "
-	! $V io.mountd.Mount.List '{\"namespace\":{\"root\":\"/tmp\"}}' >$work/nsroot4 &&
-	jtest $work/nsroot4 'r[\"error\"] == \"org.varlink.service.InvalidParameter\" and p[\"parameter\"] == \"namespace.root\"'"
 
 # --- a returned mount fd can be attached by the caller ------------------------
 mkdir -p "$work/attach"
@@ -159,6 +156,7 @@ long=$(printf 'k%.0s' $(seq 256))
 longv=$(printf 'v%.0s' $(seq 256))
 many=$(python3 -c 'import json; print(json.dumps([{"key":"k%d"%i,"type":"flag"} for i in range(257)]))')
 inval "unknown top-level field" bogus Create '{"fsType":"tmpfs","bogus":1}'
+inval "List with a namespace root (it resolves no path)" namespace.root List '{"namespace":{"root":"/tmp"}}'
 inval "unknown field in a parameter" "parameters[0].extra" Create '{"fsType":"tmpfs","parameters":[{"key":"a","type":"flag","extra":1}]}'
 inval "wrong type" fsType Create '{"fsType":5}'
 inval "key with =" "parameters[0].key" Create '{"fsType":"tmpfs","parameters":[{"key":"a=b","type":"flag"}]}'
