@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -614,26 +615,71 @@ int mnt_resolve_in_root(int root_fd, const char *path, MntCreate create, const c
 	return mnt_resolve_create_in_root(root_fd, path, create, what, NULL, log, NULL);
 }
 
+/* The next name of a path whose last component is a symlink: its target,
+ * under root when absolute, else beside it. */
+static int follow_last(int dir_fd, const char *parent, const char *name, char **path)
+{
+	_cleanup_free_ char *target = malloc(PATH_MAX);
+	ssize_t n;
+	char *next;
+
+	if (!target)
+		return -ENOMEM;
+	n = readlinkat(dir_fd, name, target, PATH_MAX);
+	if (n < 0)
+		return negative_errno();
+	if (n == 0 || n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	target[n] = 0;
+	if (target[0] == '/')
+		next = TAKE_PTR(target);
+	else if (asprintf(&next, "%s/%s", parent, target) < 0)
+		return -ENOMEM;
+	free(*path);
+	*path = next;
+	return 0;
+}
+
 int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log)
 {
-	_cleanup_free_ char *parent = NULL, *name = NULL;
+	_cleanup_free_ char *parent = NULL, *name = NULL, *cur = strdup(path);
 	_cleanup_close_ int dir_fd = -EBADF;
 	uint64_t start = mnt_step_start();
+	unsigned links = 0;
+	struct stat st;
 	int r;
 
 	/* An fd on the mount itself would make it busy, so resolve only the
 	 * parent directory safely and unmount its single last component from
-	 * there (the worker is disposable, so changing its cwd is fine).
-	 * UMOUNT_NOFOLLOW: a symlink as last component is not followed. */
-	r = mnt_split_last(path, &parent, &name);
-	if (r < 0 || streq(name, ".") || streq(name, "..")) {
-		mnt_log_fail(log, "resolve:path");
-		return r < 0 ? r : -EINVAL;
-	}
-	dir_fd = openat2_in_root(root_fd, parent, O_PATH | O_DIRECTORY);
-	if (dir_fd < 0) {
-		mnt_log_fail(log, "resolve:path");
-		return dir_fd;
+	 * there (the worker is disposable, so changing its cwd is fine).  A
+	 * symlink as the last component is read here and its target resolved
+	 * the same way, under root as every other name of the call, as
+	 * umount(8) follows it; umount2() itself never follows one
+	 * (UMOUNT_NOFOLLOW): one swapped in meanwhile is not a way out. */
+	if (!cur)
+		return -ENOMEM;
+	for (;;) {
+		free(parent);
+		free(name);
+		parent = name = NULL;
+		dir_fd = safe_close(dir_fd);
+		r = mnt_split_last(cur, &parent, &name);
+		if (r < 0 || streq(name, ".") || streq(name, "..")) {
+			mnt_log_fail(log, "resolve:path");
+			return r < 0 ? r : -EINVAL;
+		}
+		dir_fd = openat2_in_root(root_fd, parent, O_PATH | O_DIRECTORY);
+		if (dir_fd < 0) {
+			mnt_log_fail(log, "resolve:path");
+			return dir_fd;
+		}
+		if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+			break;
+		r = ++links > 40 ? -ELOOP : follow_last(dir_fd, parent, name, &cur);
+		if (r < 0) {
+			mnt_log_fail(log, "resolve:path");
+			return r;
+		}
 	}
 	if (fchdir(dir_fd) < 0) {
 		mnt_log_fail(log, "resolve:path");

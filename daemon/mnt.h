@@ -187,5 +187,6 @@ void mnt_created_done(MntCreated *c);
 int mnt_split_last(const char *path, char **ret_parent, char **ret_name);
 
 /* umount2() of path resolved inside root_fd as above (flags: MNT_DETACH,
- * MNT_FORCE).  Changes the cwd: for workers only. */
+ * MNT_FORCE), a symlink as its last component followed under root_fd too.
+ * Changes the cwd: for workers only. */
 int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log);

@@ -124,6 +124,21 @@ check_fails "  not at the namespace's /srv/escape" inns findmnt /srv/escape
 check "  Unmount of /srv/escape under the same root takes it away" \
 	call nsroot2 Unmount "{\"namespace\":{\"pid\":$ns,\"root\":\"$croot\"},\"path\":\"/srv/escape\"}"
 check_fails "  it is gone" inns findmnt "$croot/srv/escape"
+# Unmount follows a symlink as the last component as umount(8) does, under
+# the root too: the hook's undo names the destination it was given.
+check "a second tmpfs at /data under the root" \
+	call nsroot4 Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$ns,\"root\":\"$croot\"},\"path\":\"/data\"}}"
+check "  and one of the namespace's own at its /srv/escape" inns mount -t tmpfs -o size=1m none /srv/escape
+check "Unmount of /data under the root follows the symlink there" \
+	call nsroot5 Unmount "{\"namespace\":{\"pid\":$ns,\"root\":\"$croot\"},\"path\":\"/data\"}"
+check_fails "  the root's /srv/escape is unmounted" inns findmnt "$croot/srv/escape"
+check_output "  the namespace's /srv/escape is still mounted" "^tmpfs$" inns findmnt -n -o FSTYPE /srv/escape
+check "  the symlink is still there" test -L "$croot/data"
+inns umount /srv/escape
+ln -s loop "$croot/loop"
+check "Unmount of a symlink loop fails at resolve:path with ELOOP" bash -c "
+	! $V io.mountd.Mount.Unmount '{\"namespace\":{\"pid\":$ns,\"root\":\"$croot\"},\"path\":\"/loop\"}' >$work/nsroot6 &&
+	jtest $work/nsroot6 'p[\"step\"] == \"resolve:path\" and p[\"errnoName\"] == \"ELOOP\"'"
 rmdir /srv/escape
 check "a root that is a file fails at resolve:root" bash -c "
 	! $V io.mountd.Mount.Unmount '{\"namespace\":{\"root\":\"/etc/os-release\"},\"path\":\"/x\"}' >$work/nsroot3 &&

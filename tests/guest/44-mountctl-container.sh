@@ -153,6 +153,32 @@ check "  and the host's mount table did not change" cmp -s "$work/host.before" <
 check_output "  the journal names the rootfs as the request's root" "^$E/rootfs /data\$" \
 	bash -c "records MOUNTD_CALLER_COMM=mountd-oci-hook MOUNTD_METHOD=Create | fields MOUNTD_ROOT MOUNTD_PATH | grep '^$E/' | tail -n 1"
 crun delete -f esc
+# The same image, a tmpfs at /data and then a type mountd cannot make: the
+# hook's undo names /data, which mountd follows under the rootfs again.
+mkdir -p $T/esc2
+python3 - "$E/config.json" "$T/esc2/config.json" "$E/rootfs" <<'PY'
+import json, sys
+src, dst, rootfs = sys.argv[1:]
+c = json.load(open(src))
+c["root"]["path"] = rootfs
+c["annotations"]["io.mountd.mounts"] = json.dumps(
+    [{"destination": "/data", "type": "tmpfs", "options": ["size=1m"]},
+     {"destination": "/srv", "type": "nosuchfs"}])
+json.dump(c, open(dst, "w"), indent=1)
+PY
+crun run -d --bundle $T/esc2 esc2 >"$work/esc2.out" 2>&1 </dev/null
+echo "exit $?" >>"$work/esc2.out"
+sed 's/^/# crun run: /' "$work/esc2.out"
+check_output "root's crun with /data -> /srv/hook-escape, then a type mountd cannot make, fails" \
+	'^exit [1-9]' cat "$work/esc2.out"
+check_output "  the hook unmounted the tmpfs it made at /data again" \
+	'unmounted again the 1 mount made before it' cat "$work/esc2.out"
+check_output "  mountd's Unmount of /data under the rootfs succeeded" "^$E/rootfs /data ok\$" \
+	bash -c "records MOUNTD_CALLER_COMM=mountd-oci-hook MOUNTD_METHOD=Unmount | fields MOUNTD_ROOT MOUNTD_PATH MOUNTD_RESULT | grep '^$E/' | tail -n 1"
+check "  the host's /srv/hook-escape is as it was" \
+	bash -c '[ "$(ls /srv/hook-escape)" = host-file ] && [ "$(cat /srv/hook-escape/host-file)" = root ]'
+check "  and the host's mount table did not change" cmp -s "$work/host.before" <(host_mounts)
+crun delete -f esc2 2>/dev/null
 rm -rf /srv/hook-escape
 
 # ---- mountctl --container on the running container
