@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,14 +57,14 @@ static int send_result(int sock, int r, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == sizeof(r) ? 0 : -EIO;
 }
 
-static int recv_result(int sock, int *ret_fd)
+/* One message into buf, and the fd that came with it (-EBADF if none). */
+static ssize_t recv_with_fd(int sock, void *buf, size_t size, int *ret_fd)
 {
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int))];
 	} control;
-	int r = -EIO;
-	struct iovec iov = {.iov_base = &r, .iov_len = sizeof(r)};
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
 	struct msghdr mh = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
@@ -78,6 +79,21 @@ static int recv_result(int sock, int *ret_fd)
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		safe_close(fd);
+		return -EMSGSIZE;
+	}
+	*ret_fd = fd;
+	return n;
+}
+
+static int recv_result(int sock, int *ret_fd)
+{
+	int r = -EIO, fd = -EBADF;
+	ssize_t n = recv_with_fd(sock, &r, sizeof(r), &fd);
+
+	if (n < 0)
+		return (int)n;
 	if (n != sizeof(r) || r > 1) {
 		safe_close(fd);
 		return -EIO;
@@ -89,15 +105,90 @@ static int recv_result(int sock, int *ret_fd)
 	return r;
 }
 
-/* In the helper: the caller's user namespace (the target's, which the
- * caller owns), as the caller. */
+/* In the helper: the caller's user namespace, as the caller.  userns_fd
+ * is the target namespace's owner when the caller owns it (its rootless
+ * container), else -EBADF: then a new user namespace of the caller's, and
+ * a mount namespace of that one's, a copy of the target's.  There fsopen()
+ * is allowed, and overlay's layers, looked up there, are in a mount
+ * namespace the creator has CAP_SYS_ADMIN over, as clone_private_mount()
+ * wants.  Returns 1 then: the worker writes its maps. */
 static int become_caller(uid_t uid, gid_t gid, int userns_fd)
 {
 	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
 		return negative_errno();
-	if (setns(userns_fd, CLONE_NEWUSER) < 0)
+	if (userns_fd >= 0)
+		return setns(userns_fd, CLONE_NEWUSER) < 0 ? negative_errno() : 0;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return negative_errno();
-	return 0;
+	return 1;
+}
+
+/* A parameter for the helper to set: fsconfig()'s command and aux, then
+ * the key and value (NULs included) in the same message, and an fd beside
+ * it that is aux when aux_is_fd.  Overlay's and tmpfs's values are short;
+ * a longer one is refused rather than split. */
+typedef struct ParamMsg {
+	char op; /* 'p' */
+	bool aux_is_fd;
+	int cmd;
+	int aux;
+	uint32_t key_size;
+	uint32_t value_size; /* 0: no value (NULL) */
+} ParamMsg;
+
+#define PARAM_VALUE_MAX 4096U
+#define PARAM_MSG_MAX	(sizeof(ParamMsg) + MNT_KEY_MAX + 1 + PARAM_VALUE_MAX)
+
+/* In the helper: set one parameter as the message says. */
+static int helper_param(int fs_fd, const char *buf, size_t n, int fd)
+{
+	const char *key, *value;
+	ParamMsg m;
+
+	if (n < sizeof(m))
+		return -EBADMSG;
+	memcpy(&m, buf, sizeof(m));
+	key = buf + sizeof(m);
+	value = m.value_size ? key + m.key_size : NULL;
+	if (m.key_size == 0 || m.key_size > MNT_KEY_MAX + 1 || m.value_size > PARAM_VALUE_MAX ||
+	    n != sizeof(m) + m.key_size + m.value_size || key[m.key_size - 1] != 0 ||
+	    m.aux_is_fd != (fd >= 0))
+		return -EBADMSG;
+	return syscall(SYS_fsconfig, fs_fd, m.cmd, key, value, m.aux_is_fd ? fd : m.aux) < 0
+		       ? negative_errno()
+		       : 0;
+}
+
+/* In the helper: the worker's commands, until CMD_CREATE or EOF. */
+static int helper_serve(int sock, int fs_fd)
+{
+	char buf[PARAM_MSG_MAX];
+	int r;
+
+	for (;;) {
+		_cleanup_close_ int fd = -EBADF;
+		ssize_t n = recv_with_fd(sock, buf, sizeof(buf), &fd);
+
+		if (n <= 0)
+			return 0;
+		switch (buf[0]) {
+		case 'p':
+			r = helper_param(fs_fd, buf, (size_t)n, fd);
+			break;
+		case 'c':
+		case 'x':
+			r = syscall(SYS_fsconfig, fs_fd,
+				    buf[0] == 'x' ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
+				    NULL, NULL, 0) < 0
+				    ? negative_errno()
+				    : 0;
+			return send_result(sock, r, -EBADF);
+		default:
+			return -EBADMSG;
+		}
+		if (send_result(sock, r, -EBADF) < 0)
+			return -EIO;
+	}
 }
 
 static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid, int userns_fd)
@@ -109,10 +200,10 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 	 * request's fds): its socket to us at 3, the user namespace at 4.
 	 * Both go above 4 first, so that neither dup2() clobbers the other. */
 	sock = fcntl(sock, F_DUPFD, 5);
-	if (userns_fd >= 0)
-		userns_fd = fcntl(userns_fd, F_DUPFD, 5);
-	if (sock < 0 || userns_fd == -1 || dup2(sock, 3) < 0 ||
-	    (userns_fd >= 0 && dup2(userns_fd, 4) < 0) || close_range(5, ~0U, 0) < 0)
+	if (sock < 0 || (userns_fd >= 0 && (userns_fd = fcntl(userns_fd, F_DUPFD, 5)) < 0))
+		_exit(1);
+	if (dup2(sock, 3) < 0 || (userns_fd >= 0 && dup2(userns_fd, 4) < 0) ||
+	    close_range(5, ~0U, 0) < 0)
 		_exit(1);
 	sock = 3;
 	userns_fd = userns_fd >= 0 ? 4 : -EBADF;
@@ -120,21 +211,52 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 	safe_close(userns_fd);
 	/* Changing ids clears it; the socket's EOF ends the helper too. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* First where it stands: in the namespace (0), or failed. */
+	/* First where it stands: in the caller's namespace (0), in a new one
+	 * whose maps it waits for ("g", or EOF), or failed. */
 	if (send_result(sock, r, -EBADF) < 0 || r < 0)
+		_exit(1);
+	if (r == 1 && read(sock, &cmd, 1) != 1)
 		_exit(1);
 	fs_fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
 	r = fs_fd < 0 ? negative_errno() : 0;
 	if (send_result(sock, r, fs_fd) < 0 || r < 0)
 		_exit(1);
-	if (read(sock, &cmd, 1) != 1)
-		_exit(0);
-	r = syscall(SYS_fsconfig, fs_fd,
-		    cmd == 'x' ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0
-		    ? negative_errno()
-		    : 0;
-	(void)send_result(sock, r, -EBADF);
-	_exit(0);
+	_exit(helper_serve(sock, fs_fd) < 0 ? 1 : 0);
+}
+
+/* "ID ID 1" into the helper's new user namespace: the caller's id and no
+ * other, as itself.  mountd writes it: the helper, having changed its ids,
+ * is not dumpable, so its /proc files are root's. */
+static int write_map(pid_t pid, const char *file, unsigned id)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char path[64], line[64];
+	ssize_t n;
+	int len;
+
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, file);
+	fd = worker_host_openat(WORKER_HOST_PROC, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	len = snprintf(line, sizeof(line), "%u %u 1\n", id, id);
+	n = write(fd, line, (size_t)len);
+	if (n < 0)
+		return negative_errno();
+	return n == len ? 0 : -EIO;
+}
+
+static int map_caller(const CallerSb *h, uid_t uid, gid_t gid)
+{
+	RightsSaved saved = rights_suspend();
+	int r;
+
+	r = write_map(h->pid, "uid_map", uid);
+	if (r >= 0)
+		r = write_map(h->pid, "gid_map", gid);
+	rights_resume(&saved);
+	if (r >= 0 && write(h->sock, "g", 1) != 1)
+		r = -EIO;
+	return r;
 }
 
 int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log)
@@ -161,6 +283,8 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_
 		return mnt_log_result(log, "as-caller", start, negative_errno());
 	}
 	r = recv_result(h.sock, NULL);
+	if (r == 1)
+		r = map_caller(&h, uid, gid);
 	if (mnt_log_result(log, "as-caller", start, r) < 0)
 		return r;
 	start = mnt_step_start();
@@ -171,6 +295,50 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_
 	*ret = h;
 	h = CALLER_SB_NULL;
 	return 0;
+}
+
+int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} control = {};
+	char step[MNT_STEP_MAX];
+	MntFsconfigArgs a;
+	uint64_t start;
+	ParamMsg m = {.op = 'p'};
+	struct iovec iov[3];
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 3};
+	size_t key_size = strlen(p->key) + 1;
+	int r;
+
+	r = mnt_param_fsconfig_args(p, &a);
+	if (r < 0)
+		return r;
+	mnt_param_step(p, step);
+	start = mnt_step_start();
+	if (key_size > MNT_KEY_MAX + 1 || a.value_size > PARAM_VALUE_MAX)
+		return mnt_log_result(log, step, start, -E2BIG);
+	m.cmd = a.cmd;
+	m.aux = a.aux_is_fd ? -1 : a.aux;
+	m.aux_is_fd = a.aux_is_fd;
+	m.key_size = (uint32_t)key_size;
+	m.value_size = (uint32_t)a.value_size;
+	iov[0] = (struct iovec){.iov_base = &m, .iov_len = sizeof(m)};
+	iov[1] = (struct iovec){.iov_base = p->key, .iov_len = key_size};
+	iov[2] = (struct iovec){.iov_base = (void *)a.value, .iov_len = a.value_size};
+	if (a.aux_is_fd) {
+		mh.msg_control = &control;
+		mh.msg_controllen = sizeof(control);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &a.aux, sizeof(int));
+	}
+	r = sendmsg(h->sock, &mh, MSG_NOSIGNAL) < 0 ? negative_errno() : recv_result(h->sock, NULL);
+	(void)mnt_log_drain(log, fs_fd, step);
+	return mnt_log_result(log, step, start, r);
 }
 
 int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log)

@@ -11,9 +11,12 @@
  * capabilities outside a user namespace the caller owns.  Where the caller
  * owns the target namespace's user namespace (a rootless container), the
  * helper joins it, so the superblock is what the container could make
- * itself; elsewhere mountd makes it as any other.  There the helper calls
- * fsopen(), so the
- * context belongs to that user namespace, and, when the worker has set the
+ * itself; elsewhere (a namespace of root's a rule grants) it makes a new one
+ * mapping the caller's uid and gid alone, as a rootless runtime would, and
+ * stays in the target's mount namespace, where overlay's layers are.  In
+ * that user namespace the helper calls fsopen() (for a new one, in a child
+ * with a mount namespace of its own: fsopen() wants CAP_SYS_ADMIN over the
+ * mount namespace), so the context belongs to that user namespace, and, when the worker has set the
  * parameters (paths resolved with the caller's rights, rights.h), CMD_CREATE.
  * The worker, which may mount in the target namespace, does the rest:
  * fsmount() and the placement.  A reconfiguration is the caller's the same
@@ -33,18 +36,21 @@ typedef struct CallerSb {
 #define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF})
 
 /* Whether fstype's superblocks remember who made them, so that a non-root
- * caller's are made by the caller where it owns the target's user namespace
- * (rights_callers_userns()). */
+ * caller's are made by the caller. */
 bool caller_sb_needed(const char *fstype);
 
 /* Fork the helper as the caller whose filesystem identity the worker has
- * (rights.h), in user namespace userns (borrowed), and have it
+ * (rights.h), in user namespace userns (borrowed; -EBADF: a new one), and have it
  * fsopen(fstype): the context's fd in *ret_fs_fd,
  * logged as step "fsopen" (the helper's step "as-caller" before it). */
 int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log);
 
-/* FSCONFIG_CMD_CREATE(_EXCL) by the helper, on fs_fd's context, which the
- * worker drains messages from. */
+/* A parameter set by the helper, on fs_fd's context, which the worker
+ * drains messages from, logged as mnt_fsconfig_param() logs it: in the
+ * helper's namespaces and with its rights a path is looked up. */
+int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log);
+
+/* FSCONFIG_CMD_CREATE(_EXCL) by the helper, likewise. */
 int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log);
 
 /* FSCONFIG_CMD_RECONFIGURE of fs_fd's context (fspick()) by a process

@@ -259,47 +259,69 @@ int mnt_fsopen(const char *fstype, MntLog *log)
 			      sys_result(syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC)));
 }
 
-int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log)
+void mnt_param_step(const MntParam *p, char step[static MNT_STEP_MAX])
 {
-	char step[MNT_STEP_MAX];
-	const void *value = NULL;
-	int aux = 0, cmd, r;
-	uint64_t start;
+	snprintf(step, MNT_STEP_MAX, "fsconfig:%s", p->key);
+}
+
+int mnt_param_fsconfig_args(const MntParam *p, MntFsconfigArgs *ret)
+{
+	MntFsconfigArgs a = {.aux_is_fd = p->fd >= 0};
 
 	switch (p->type) {
 	case MNT_PARAM_FLAG:
-		cmd = FSCONFIG_SET_FLAG;
+		a.cmd = FSCONFIG_SET_FLAG;
+		a.aux_is_fd = false;
 		break;
 	case MNT_PARAM_STRING:
-		cmd = FSCONFIG_SET_STRING;
-		value = p->value;
+		a.cmd = FSCONFIG_SET_STRING;
+		a.value = p->value;
+		a.value_size = strlen(p->value) + 1;
+		a.aux_is_fd = false;
 		break;
 	case MNT_PARAM_BINARY:
-		cmd = FSCONFIG_SET_BINARY;
-		value = p->blob;
-		aux = (int)p->blob_size;
+		a.cmd = FSCONFIG_SET_BINARY;
+		a.value = p->blob;
+		a.value_size = p->blob_size;
+		a.aux = (int)p->blob_size;
+		a.aux_is_fd = false;
 		break;
 	case MNT_PARAM_PATH:
-		cmd = FSCONFIG_SET_PATH;
-		value = p->value;
-		aux = p->fd >= 0 ? p->fd : AT_FDCWD;
+		a.cmd = FSCONFIG_SET_PATH;
+		a.value = p->value;
+		a.value_size = strlen(p->value) + 1;
+		a.aux = p->fd >= 0 ? p->fd : AT_FDCWD;
 		break;
 	case MNT_PARAM_PATH_EMPTY:
-		cmd = FSCONFIG_SET_PATH_EMPTY;
-		value = p->value ?: "";
-		aux = p->fd;
+		a.cmd = FSCONFIG_SET_PATH_EMPTY;
+		a.value = p->value ?: "";
+		a.value_size = strlen(a.value) + 1;
+		a.aux = p->fd;
 		break;
 	case MNT_PARAM_FD:
-		cmd = FSCONFIG_SET_FD;
-		aux = p->fd;
+		a.cmd = FSCONFIG_SET_FD;
+		a.aux = p->fd;
 		break;
 	default:
 		return -EINVAL;
 	}
+	*ret = a;
+	return 0;
+}
 
-	snprintf(step, sizeof(step), "fsconfig:%s", p->key);
+int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log)
+{
+	char step[MNT_STEP_MAX];
+	MntFsconfigArgs a;
+	uint64_t start;
+	int r;
+
+	r = mnt_param_fsconfig_args(p, &a);
+	if (r < 0)
+		return r;
+	mnt_param_step(p, step);
 	start = mnt_step_start();
-	r = sys_result(syscall(SYS_fsconfig, fs_fd, cmd, p->key, value, aux));
+	r = sys_result(syscall(SYS_fsconfig, fs_fd, a.cmd, p->key, a.value, a.aux));
 	(void)mnt_log_drain(log, fs_fd, step);
 	return mnt_log_result(log, step, start, r < 0 ? r : 0);
 }

@@ -111,6 +111,21 @@ void mnt_param_done(MntParam *p);
 
 int mnt_fsopen(const char *fstype, MntLog *log);
 int mnt_fsconfig_param(int fs_fd, const MntParam *p, MntLog *log);
+/* The step a parameter is logged as: "fsconfig:KEY". */
+void mnt_param_step(const MntParam *p, char step[static MNT_STEP_MAX]);
+
+/* fsconfig()'s arguments for a parameter: value and its size in bytes
+ * (NUL included; 0 for none), and aux, which is an fd of the parameter's
+ * (FD, PATH_EMPTY, PATH with a dirfd) when aux_is_fd. */
+typedef struct MntFsconfigArgs {
+	int cmd;
+	const void *value;
+	size_t value_size;
+	int aux;
+	bool aux_is_fd;
+} MntFsconfigArgs;
+
+int mnt_param_fsconfig_args(const MntParam *p, MntFsconfigArgs *ret);
 /* cmd: FSCONFIG_CMD_CREATE, _CREATE_EXCL or _RECONFIGURE. */
 int mnt_fsconfig_cmd(int fs_fd, unsigned cmd, MntLog *log);
 int mnt_fsmount(int fs_fd, unsigned attr_flags, MntLog *log);

@@ -230,12 +230,6 @@ int ops_path_validate(const char *path, bool allow_empty)
 	return 0;
 }
 
-/* The step a parameter fails at, as mnt_fsconfig_param() names it. */
-static void param_step(const MntParam *p, char step[static MNT_STEP_MAX])
-{
-	snprintf(step, MNT_STEP_MAX, "fsconfig:%s", p->key);
-}
-
 static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
@@ -245,7 +239,7 @@ static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
 	va_list ap;
 	int k;
 
-	param_step(p, step);
+	mnt_param_step(p, step);
 	va_start(ap, fmt);
 	k = vasprintf(&text, fmt, ap);
 	va_end(ap);
@@ -289,7 +283,7 @@ int ops_param_for_caller(const char *fstype, const MntParam *p, bool read_only, 
 		if (fd < 0) {
 			char step[MNT_STEP_MAX];
 
-			param_step(p, step);
+			mnt_param_step(p, step);
 			mnt_log_fail(log, step);
 			return fd;
 		}

@@ -138,6 +138,15 @@ static int cmd_create(void *userdata)
 	return mnt_fsconfig_cmd(a->fs_fd, a->cmd, a->log);
 }
 
+/* A parameter of a superblock the caller makes is set by its helper: paths
+ * are looked up in its namespaces, where CMD_CREATE will look for them. */
+static int set_param(CallerSb *helper, int fs_fd, const MntParam *p, MntLog *log)
+{
+	if (helper->pid > 0)
+		return caller_sb_param(helper, fs_fd, p, log);
+	return mnt_fsconfig_param(fs_fd, p, log);
+}
+
 static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
 			MntLog *log)
 {
@@ -152,10 +161,14 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	int k;
 
 	/* A superblock that remembers its maker is a non-root caller's own
-	 * (caller-sb.h). */
-	if (rights_caller(&uid, &gid) && caller_sb_needed(fstype))
+	 * (caller-sb.h): in its container's user namespace, else in a new
+	 * one of its own. */
+	by_caller = rights_caller(&uid, &gid) && caller_sb_needed(fstype);
+	if (by_caller) {
 		userns = rights_callers_userns();
-	by_caller = userns >= 0;
+		if (userns < 0 && userns != -EPERM)
+			return mnt_log_result(log, "as-caller", mnt_step_start(), userns);
+	}
 	if (by_caller)
 		k = caller_sb_fsopen(fstype, userns, &helper, &fs_fd, log);
 	else
@@ -190,7 +203,7 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 			mnt_log_fail(log, "fsconfig:source");
 			return k < 0 ? k : -EPERM;
 		}
-		k = mnt_fsconfig_param(fs_fd, &p, log);
+		k = set_param(&helper, fs_fd, &p, log);
 		if (k < 0)
 			return k;
 	}
@@ -202,12 +215,12 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 					 log);
 		if (k < 0)
 			return k;
-		k = mnt_fsconfig_param(fs_fd, &p, log);
+		k = set_param(&helper, fs_fd, &p, log);
 		if (k < 0)
 			return k;
 	}
 	/* The parameters' paths were resolved with the caller's rights as
-	 * they were set.  The superblock is the caller's to make where it
+	 * they were set (by its helper, for a superblock it makes).  The superblock is the caller's to make where it
 	 * remembers its maker, else mountd's, as any mount it makes.  A block
 	 * device's name is looked up now, in mountd's own root: the target's
 	 * /dev may be a user's. */

@@ -427,7 +427,66 @@ check_output "  from a loop device, nosuid,nodev" '^/dev/loop[0-9]+ .*nosuid.*no
 	in_ctr findmnt -n -o SOURCE,VFS-OPTIONS /tmp/ctr/img
 in_ctr umount /tmp/ctr/img
 stop_mountd
+
+# --- broader grants: overlay and tmpfs in the host's namespace, the user's
+# own (namespace=own).  The superblocks are still the user's: made in a new
+# user namespace of its own, so overlay copies up and cleans its work
+# directory with the user's credentials, and what the user may change later
+# is what it made, nothing of root's.
+cat >"$MOUNTD_POLICY" <<'POLICY'
+allow user=1000 method=Create fstype=overlay,tmpfs namespace=own
+allow user=1000 method=Reconfigure,Unmount,Info namespace=own
+POLICY
+check "mountd starts with overlay and tmpfs granted in the host's namespace" start_mountd
+chmod 0666 $SOCK
+mounts_of 1 >"$work/host.broad"
+H=/var/tmp/hostov
+rm -rf $H /var/tmp/rootwork && mkdir -p $H/l/d $H/u $H/w1 $H/w3 $H/w4 $H/m1 $H/m2 $H/m3 $H/m4 $H/t \
+	/var/tmp/rootwork/work/work && echo keep >/var/tmp/rootwork/work/work/keep &&
+	chown -R $USER_ID:$USER_ID $H
+host_ov() { # upper work target
+	printf '{"fsType":"overlay","source":"attack","parameters":[{"key":"lowerdir","type":"string","value":"%s/l"},{"key":"upperdir","type":"string","value":"%s"},{"key":"workdir","type":"string","value":"%s"}],"placement":{"path":"%s"}}' \
+		$H "$1" "$2" "$3"
+}
+# The user's directory d of the lower layer copied up into /etc would be
+# root's doing: a user cannot create /etc/d.
+vcall Create "$(host_ov /etc $H/w1 $H/m1)" >"$work/hetc" 2>&1
+sed 's/^/# /' "$work/hetc"
+as_user sh -c "echo planted >$H/m1/d/planted" 2>/dev/null
+check_fails "host overlay with upperdir=/etc: nothing planted in the host's /etc" \
+	bash -c 'test -e /etc/d || test -e /etc/mountd-planted'
+vcall Create "$(host_ov $H/u /var/tmp/rootwork $H/m2)" >"$work/hwork" 2>&1
+sed 's/^/# /' "$work/hwork"
+check_output "host overlay with root's directory as workdir: root's work/work is untouched" \
+	'^keep$' cat /var/tmp/rootwork/work/work/keep
+bus Create 'sa(ssv)a{sv}' overlay 3 lowerdir string s $H/l upperdir string s /etc \
+	workdir string s $H/w3 1 placement a{sv} 1 path s $H/m3 >"$work/hbus"
+sed 's/^/# /' "$work/hbus"
+as_user sh -c "echo planted >$H/m3/d/planted" 2>/dev/null
+check_fails "D-Bus: the same overlay: nothing planted in the host's /etc" test -e /etc/d
+check_output "host overlay of the user's own directories works" '"mountId"' \
+	vcall Create "$(host_ov $H/u $H/w4 $H/m4)"
+check "  the user writes through it: the copy-up is the user's" \
+	as_user sh -c "echo mine >$H/m4/d/f && test \"\$(stat -c %u $H/u/d/f)\" = $USER_ID"
+check_output "a tmpfs of the user's on the host, at a directory it owns" '"mountId"' \
+	vcall Create "{\"fsType\":\"tmpfs\",\"parameters\":[{\"key\":\"size\",\"type\":\"string\",\"value\":\"1m\"}],\"placement\":{\"path\":\"$H/t\"}}"
+check_output "  made by the user: its root directory is the user's, as with a rootless mount" \
+	"^$USER_ID\$" stat -c %u $H/t
+check_output "  nosuid,nodev" 'nosuid.*nodev|nodev.*nosuid' findmnt -n -o VFS-OPTIONS $H/t
+check "  the user may reconfigure what it made (size=2m)" \
+	vcall Reconfigure "{\"path\":\"$H/t\",\"parameters\":[{\"key\":\"size\",\"type\":\"string\",\"value\":\"2m\"}]}"
+check_output "  the kernel took it" 'size=2048k' findmnt -n -o FS-OPTIONS $H/t
+check_output "  and still not root's tmpfs whose root directory is its own: EPERM" 'EPERM' \
+	vdenied Reconfigure '{"path":"/run/user-test","parameters":[{"key":"size","type":"string","value":"64m"}]}'
+check_output "  whose size is as root set it" 'size=1024k' findmnt -n -o FS-OPTIONS /run/user-test
+check_output "root is still served" '"attribute"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.Info '{"path":"/"}'
+for m in $H/m1 $H/m2 $H/m3 $H/m4 $H/t; do
+	mountpoint -q $m && vcall Unmount "{\"path\":\"$m\"}" >/dev/null
+done
+check "after unmounting, pid 1's mount table is as it was" cmp -s "$work/host.broad" <(mounts_of 1)
+stop_mountd
 kill $container 2>/dev/null
 umount /run/user-test && rmdir /run/user-test
-rm -rf /root/secret-dir /tmp/ctr /var/tmp/ctrov /var/tmp/rootwork "$work"
+rm -rf /root/secret-dir /tmp/ctr /var/tmp/ctrov /var/tmp/rootwork /var/tmp/hostov "$work"
 done_testing
