@@ -109,6 +109,8 @@ typedef struct BusCall {
 	sd_bus_creds *creds;
 	BusArgs args;
 	int caller_pidfd;
+	gid_t *groups; /* the bus daemon's UnixGroupIDs */
+	size_t n_groups;
 } BusCall;
 
 static BusCall *bus_call_free(BusCall *c)
@@ -117,40 +119,68 @@ static BusCall *bus_call_free(BusCall *c)
 	sd_bus_creds_unref(c->creds);
 	bus_args_done(&c->args);
 	safe_close(c->caller_pidfd);
+	free(c->groups);
 	free(c);
 	return NULL;
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(BusCall *, bus_call_free);
 
-/* The sender as a pidfd the bus daemon took when it connected (the
- * ProcessFD credential of dbus-daemon >= 1.15.8 and dbus-broker), so that
- * no pid is ever looked up.  Older bus daemons have none, and none is
- * made from the pid: the process that connected may be gone and its pid
- * another's (a child kept the connection), so the caller has no own
- * namespace then (authorize.c) and must name one. */
-static int sender_pidfd(sd_bus_message *m, pid_t pid)
+static int read_groups(sd_bus_message *reply, BusCall *c)
+{
+	const void *v;
+	size_t size;
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'v', "au");
+	if (r >= 0)
+		r = sd_bus_message_read_array(reply, 'u', &v, &size);
+	_Static_assert(sizeof(gid_t) == sizeof(uint32_t), "UnixGroupIDs are gid_t");
+	if (r >= 0 && size > 0) {
+		free(c->groups);
+		c->groups = malloc(size);
+		if (!c->groups)
+			return -ENOMEM;
+		memcpy(c->groups, v, size);
+		c->n_groups = size / sizeof(uint32_t);
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	return r;
+}
+
+/* What the bus daemon took from the sender's socket when it connected:
+ * its process as a pidfd (the ProcessFD credential of dbus-daemon >=
+ * 1.15.8 and dbus-broker), so that no pid is ever looked up, and its groups
+ * (UnixGroupIDs, SO_PEERGROUPS: what varlink callers are judged by).
+ * Older bus daemons have no pidfd, and none is made from the pid: the
+ * process that connected may be gone and its pid another's (a child kept
+ * the connection), so the caller has no own namespace then (authorize.c)
+ * and must name one. */
+static int sender_credentials(BusCall *c, pid_t pid)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	const char *sender = sd_bus_message_get_sender(m);
+	const char *sender = sd_bus_message_get_sender(c->m);
 	int r, fd = -EBADF;
 	pid_t got;
 
-	r = sender ? sd_bus_call_method(sd_bus_message_get_bus(m), "org.freedesktop.DBus",
+	r = sender ? sd_bus_call_method(sd_bus_message_get_bus(c->m), "org.freedesktop.DBus",
 					"/org/freedesktop/DBus", "org.freedesktop.DBus",
 					"GetConnectionCredentials", NULL, &reply, "s", sender)
 		   : -ENXIO;
 	if (r >= 0)
 		r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-	while (r > 0 && fd < 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+	while (r > 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
 		const char *key;
 		int h;
 
 		r = sd_bus_message_read(reply, "s", &key);
-		if (r >= 0 && streq(key, "ProcessFD")) {
+		if (r >= 0 && streq(key, "ProcessFD") && fd < 0) {
 			r = sd_bus_message_read(reply, "v", "h", &h);
 			if (r >= 0)
 				fd = fcntl(h, F_DUPFD_CLOEXEC, 3);
-		} else if (r >= 0)
+		} else if (r >= 0 && streq(key, "UnixGroupIDs"))
+			r = read_groups(reply, c);
+		else if (r >= 0)
 			r = sd_bus_message_skip(reply, "v");
 		if (r >= 0)
 			r = sd_bus_message_exit_container(reply);
@@ -158,7 +188,8 @@ static int sender_pidfd(sd_bus_message *m, pid_t pid)
 	/* It must be the process the credentials were for. */
 	if (fd >= 0 && (ops_pidfd_get_pid(fd, &got) < 0 || got != pid))
 		fd = safe_close(fd);
-	return fd;
+	c->caller_pidfd = fd;
+	return r == -ENOMEM ? r : 0;
 }
 
 /* Who sent it: the bus daemon vouches for the uid (the effective one is
@@ -168,14 +199,12 @@ static int sender_pidfd(sd_bus_message *m, pid_t pid)
  * itself resolves groups. */
 static int caller_of(BusCall *c, AuthCaller *ret)
 {
-	const gid_t *groups = NULL;
-	int r, n;
+	int r;
 
 	*ret = (AuthCaller){.pidfd = -EBADF};
 	r = sd_bus_query_sender_creds(c->m,
 				      SD_BUS_CREDS_PID | SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID |
-					      SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID |
-					      SD_BUS_CREDS_SUPPLEMENTARY_GIDS,
+					      SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID,
 				      &c->creds);
 	if (r >= 0)
 		r = sd_bus_creds_get_pid(c->creds, &ret->pid);
@@ -189,12 +218,14 @@ static int caller_of(BusCall *c, AuthCaller *ret)
 
 		ret->id.gid = pw ? pw->pw_gid : (gid_t)-1;
 	}
-	n = sd_bus_creds_get_supplementary_gids(c->creds, &groups);
-	if (n > 0) {
-		ret->id.groups = groups;
-		ret->id.n_groups = (size_t)n;
-	}
-	c->caller_pidfd = sender_pidfd(c->m, ret->pid);
+	/* Groups only as the bus daemon read them from the socket: sd-bus
+	 * would read /proc/PID/status of a pid that may be another's by now.
+	 * Without them no group= rule matches. */
+	r = sender_credentials(c, ret->pid);
+	if (r < 0)
+		return r;
+	ret->id.groups = c->groups;
+	ret->id.n_groups = c->n_groups;
 	ret->pidfd = c->caller_pidfd >= 0 ? c->caller_pidfd : -EBADF;
 	ret->principal = principal_of_pidfd(ret->pidfd, ret->id.uid);
 	return 0;
