@@ -428,6 +428,52 @@ check_output "  from a loop device, nosuid,nodev" '^/dev/loop[0-9]+ .*nosuid.*no
 in_ctr umount /tmp/ctr/img
 stop_mountd
 
+# --- mountd.policy(5)'s EXAMPLE, as the man page has it: a member of
+# "containers" tries what lies around what the rules grant, on both front
+# ends.
+example_policy >"$MOUNTD_POLICY"
+check "mountd starts with mountd.policy(5)'s EXAMPLE" start_mountd
+chmod 0666 $SOCK
+snapshot example
+mvar() { member varlinkctl call --json=short $SOCK "io.mountd.Mount.$1" "$2" 2>&1; true; }
+mbus() { member busctl --system call io.mountd1 /io/mountd1 io.mountd1.Manager "$@" 2>&1; true; }
+mkdir -p /usr/local/bin
+check_output "EXAMPLE: a member binds its directory over root's /usr/local/bin (Bind, own namespace): EPERM" \
+	'EPERM' mvar Bind '{"sourcePath":"/tmp/ctr/mine","placement":{"path":"/usr/local/bin"}}'
+check_output "  D-Bus: the same" 'Operation not permitted|EPERM' \
+	mbus Bind 'sa{sv}' /tmp/ctr/mine 1 placement a{sv} 1 path s /usr/local/bin
+check_fails "  /usr/local/bin is no mount point in pid 1's namespace" mountpoint -q /usr/local/bin
+check_output "EXAMPLE: binding root's 0700 directory into its container: EACCES" 'EACCES' \
+	mvar Bind "{\"sourcePath\":\"/root/secret-dir\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/ex-b\",\"create\":\"directory\"}}"
+check_output "  D-Bus: the same" 'Permission denied|EACCES' \
+	mbus Bind 'sa{sv}' /root/secret-dir 1 placement a{sv} 3 namespace a{sv} 1 pid u $container \
+	path s /tmp/ctr/ex-b2 create s directory
+check_fails "  nothing mounted" bash -c 'in_ctr mountpoint -q /tmp/ctr/ex-b || in_ctr mountpoint -q /tmp/ctr/ex-b2'
+check_output "EXAMPLE: a tmpfs in the host's namespace (Create only in owned ones): PermissionDenied" \
+	'PermissionDenied' mvar Create '{"fsType":"tmpfs","placement":{"path":"/tmp/ctr/mine"}}'
+check_output "  D-Bus: the same" 'Access ?[Dd]enied|Permission denied' \
+	mbus Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 1 path s /tmp/ctr/mine
+check_output "EXAMPLE: an overlay in its container (tmpfs only): PermissionDenied" 'PermissionDenied' \
+	mvar Create "$(ov_json /tmp/ctr/ov/l)"
+check_output "EXAMPLE: an idmapped bind of its directory with root's tmpfs below it: EPERM" 'EPERM|not permitted' \
+	bash -c "mount -t tmpfs -o size=1m below /tmp/ctr/mine/below 2>/dev/null ||
+		{ mkdir -p /tmp/ctr/mine/below && mount -t tmpfs -o size=1m below /tmp/ctr/mine/below; }
+		echo root-only >/tmp/ctr/mine/below/f && chmod 0600 /tmp/ctr/mine/below/f
+		member $BUILD/mountctl --pid $container bind --idmap /proc/$container/ns/user --mkdir \
+			/tmp/ctr/mine /tmp/ctr/ex-idm 2>&1; true"
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/ex-idm
+umount /tmp/ctr/mine/below && rmdir /tmp/ctr/mine/below
+check_output "EXAMPLE: remounting root's tmpfs in its container (no rule for Reconfigure): PermissionDenied" \
+	'PermissionDenied' mvar Reconfigure "{\"namespace\":{\"pid\":$container},\"path\":\"/run/user-test\",\"parameters\":[{\"key\":\"size\",\"type\":\"string\",\"value\":\"64m\"}]}"
+check_output "  its size is as root set it" 'size=1024k' findmnt -n -o FS-OPTIONS /run/user-test
+check_output "EXAMPLE: what it is granted still works: a tmpfs in its container" '"mountId"' \
+	mvar Create "$(ctr_json tmpfs /tmp/ctr/ex-t '')"
+in_ctr umount /tmp/ctr/ex-t
+check "EXAMPLE: pid 1's and the container's mount tables are as they were" unchanged example
+check_output "  and root is still served" '"attribute"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.Info '{"path":"/"}'
+stop_mountd
+
 # --- broader grants: overlay and tmpfs in the host's namespace, the user's
 # own (namespace=own).  The superblocks are still the user's: made in a new
 # user namespace of its own, so overlay copies up and cleans its work

@@ -10,15 +10,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mountd-lib.sh"
 
-GID=4200
-grep -q '^containers:' /etc/group || echo "containers:x:$GID:mountdtest" >>/etc/group
-member() { setpriv --reuid=$USER_ID --regid=$USER_ID --groups=$GID "$@"; }
 MOUNTCTL="$BUILD/mountctl"
 in_ctr() { nsenter -t $container -m "$@"; }
 
 export MOUNTD_POLICY=$work/policy
-awk '/^# EXAMPLE/ { e = 1 } e && /^```/ { n++; next } e && n == 1' \
-	"$TOP/docs/man/mountd.policy.5.scd" >"$MOUNTD_POLICY"
+example_policy >"$MOUNTD_POLICY"
 check_output "the policy under test is the man page's EXAMPLE" \
 	'^allow group=containers method=Bind namespace=owned$' cat "$MOUNTD_POLICY"
 check "mountd starts with it" start_mountd

@@ -2,10 +2,16 @@
 #   start_mountd           start build/mountd by hand, wait for its socket;
 #                          with MOUNTD_CONTAINERISED=1 the image's container
 #                          instead (mountd-container, crun): $mountd is then
-#                          its pid all the same (the host's pid namespace)
+#                          its pid all the same (the host's pid namespace);
+#                          with MOUNTD_UNIT=1 the image's mountd.service, as
+#                          systemd runs it (a drop-in gives it the test's
+#                          MOUNTD_* settings)
 #   stop_mountd            SIGTERM it; returns its exit status
 #   rerun_containerised T  tests/guest/T again with MOUNTD_CONTAINERISED=1,
 #                          its cases as this test's, named "T: ..."
+#   rerun_unit T           the same with MOUNTD_UNIT=1
+#   example_policy         mountd.policy(5)'s EXAMPLE, from the man page
+#   member CMD...          CMD as $USER_ID in the EXAMPLE's group "containers"
 #   new_mntns              start a process in a new mount namespace, print pid
 #   jtest FILE EXPR        python EXPR on the last JSON reply in FILE
 #                          (r = reply, p = its parameters, rs = all replies)
@@ -55,6 +61,10 @@ start_mountd() {
 		start_container_mountd
 		return
 	fi
+	if [ -n "${MOUNTD_UNIT:-}" ]; then
+		start_unit_mountd
+		return
+	fi
 	"$BUILD/mountd" 2>"$work/mountd.log" &
 	mountd=$!
 	export mountd # for records() in subshells
@@ -82,8 +92,41 @@ start_container_mountd() {
 		{ cat "$work/mountd.log"; return 1; }
 }
 
+UNIT_DROPIN=/run/systemd/system/mountd.service.d/50-mountd-test.conf
+# mountd.service with its sandboxing, started by its socket as on a host.
+# The policy is copied where the unit can read it (the test's may change
+# after), and mountd does not exit when idle ($mountd stays its pid).
+start_unit_mountd() {
+	local v
+	mkdir -p "${UNIT_DROPIN%/*}"
+	{
+		echo "[Service]"
+		echo "Environment=MOUNTD_IDLE_SEC=0"
+		if [ -n "${MOUNTD_POLICY:-}" ]; then
+			cp "$MOUNTD_POLICY" /run/mountd-test-policy 2>/dev/null ||
+				: >/run/mountd-test-policy
+			echo "Environment=MOUNTD_POLICY=/run/mountd-test-policy"
+		fi
+		for v in $(compgen -e | grep -E '^MOUNTD_(RATE_LIMIT_|WORKER_IDLE_SEC)'); do
+			echo "Environment=$v=${!v}"
+		done
+	} >"$UNIT_DROPIN"
+	systemctl daemon-reload
+	systemctl start mountd.socket mountd.service || return 1
+	mountd=$(systemctl show -P MainPID mountd.service)
+	export mountd
+	[ "$mountd" -gt 0 ] && [ -S $SOCK ]
+}
+
 stop_mountd() {
 	local rc=0
+	if [ -n "${MOUNTD_UNIT:-}" ]; then
+		systemctl stop mountd.service mountd.socket
+		rc=$(systemctl show -P ExecMainStatus mountd.service)
+		rm -f "$UNIT_DROPIN" /run/mountd-test-policy
+		systemctl daemon-reload
+		return "${rc:-1}"
+	fi
 	if [ -n "${MOUNTD_CONTAINERISED:-}" ]; then
 		crun kill mountd TERM
 		# crun run ends with mountd, with its exit status.
@@ -96,15 +139,30 @@ stop_mountd() {
 }
 
 rerun_containerised() {
-	local t=$1 line log= rc=0 cursor
+	local cursor
 	# Anything in mountd.service's journal from here on would mean that
 	# systemd started the host's mountd (bus activation, the socket) and
 	# it served some of the cases: it journals every request it answers.
 	systemctl stop mountd.socket mountd.service mountd-container.socket 2>/dev/null
 	journalctl --sync
 	cursor=$(journalctl -q -n 0 --show-cursor | sed -n 's/^-- cursor: //p')
-	MOUNTD_CONTAINERISED=1 "$TOP/tests/guest/$t" >"$work/$t.tap" 2>&1 </dev/null || rc=$?
-	echo "# $t under MOUNTD_CONTAINERISED=1: exit $rc"
+	rerun_with MOUNTD_CONTAINERISED "$1"
+	journalctl --sync
+	check_fails "$1: the host's mountd.service did not run meanwhile" \
+		bash -c "[ -n '$cursor' ] || { echo no journal cursor; exit 0; }
+			journalctl -q -u mountd.service --after-cursor='$cursor' | grep ."
+}
+
+rerun_unit() {
+	rerun_with MOUNTD_UNIT "$1"
+}
+
+# tests/guest/T with VAR=1, its cases (and a failure's comment lines after
+# it) as this test's.
+rerun_with() {
+	local var=$1 t=$2 line log= rc=0
+	env "$var=1" "$TOP/tests/guest/$t" >"$work/$t.tap" 2>&1 </dev/null || rc=$?
+	echo "# $t under $var=1: exit $rc"
 	# Each case again, under this test's numbering; a failure's comment
 	# lines follow it in the sub-test's output.
 	while IFS= read -r line; do
@@ -125,10 +183,6 @@ rerun_containerised() {
 	[ -n "$log" ] && _t_result 0 "$t: $name" "$log"
 	# The sub-test's plan and status: a test that died half-way has no plan.
 	check "$t: ran to its end, exit 0" bash -c "[ $rc = 0 ] && grep -q '^1\.\.[0-9]' '$work/$t.tap'"
-	journalctl --sync
-	check_fails "$t: the host's mountd.service did not run meanwhile" \
-		bash -c "[ -n '$cursor' ] || { echo no journal cursor; exit 0; }
-			journalctl -q -u mountd.service --after-cursor='$cursor' | grep ."
 }
 
 new_mntns() {
@@ -162,6 +216,17 @@ user_container() {
 	done
 	export container
 }
+
+example_policy() {
+	awk '/^# EXAMPLE/ { e = 1 } e && /^```/ { n++; next } e && n == 1' \
+		"$TOP/docs/man/mountd.policy.5.scd"
+}
+CONTAINERS_GID=4200
+grep -q '^containers:' /etc/group ||
+	echo "containers:x:$CONTAINERS_GID:mountdtest" >>/etc/group
+member() { setpriv --reuid=$USER_ID --regid=$USER_ID --groups=$CONTAINERS_GID "$@"; }
+export CONTAINERS_GID
+export -f member
 
 REQUEST_ID=1890aabd15ef4fa49f1bac38230bbd63
 REFUSED_ID=dbc160ff88ed48948dac703a7e9a2caa
