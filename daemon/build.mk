@@ -6,7 +6,8 @@
 # D-Bus front end and the unit tests link the same objects.
 MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o \
 	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o \
-	watch.o ops-names.o base64.o ops-table.o rights.o caps.o leftovers.o test-hook.o \
+	watch.o ops-names.o base64.o ops-table.o ops-table-decode.o ops-table-encode.o \
+	ops-table-execute.o rights.o caps.o leftovers.o test-hook.o \
 	nonblocking.o caller-sb.o fs-params.o) $(B)/shared/fs-probe.o
 
 # Authorization, consulted by both front ends before any operation.

@@ -18,6 +18,7 @@
 #include "ratelimit.h"
 #include "ops-internal.h"
 #include "request.h"
+#include "rights.h"
 #include "util.h"
 
 /* A change that is still running after this long is given up: its
