@@ -1,7 +1,8 @@
 # varlink/build.mk — the varlink transport (server + JSON field dispatch),
 # a library of its own: nothing in it knows mountd's interfaces.
 
-VARLINK_OBJS := $(B)/varlink/varlink.o $(B)/varlink/json-dispatch.o $(B)/shared/principal.o
+VARLINK_OBJS := $(addprefix $(B)/varlink/,varlink.o varlink-connection.o varlink-call.o \
+	varlink-dispatch.o json-dispatch.o) $(B)/shared/principal.o
 
 # table-driven JSON parameter decoding
 UNIT_TESTS += $(B)/varlink/tests/test-json-dispatch
