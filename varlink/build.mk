@@ -12,5 +12,7 @@ $(B)/varlink/tests/test-json-dispatch: $(B)/varlink/tests/test-json-dispatch.o \
 
 # server: framing, org.varlink.service, errors, fds, limits, drain
 UNIT_TESTS += $(B)/varlink/tests/test-varlink
-$(B)/varlink/tests/test-varlink: $(B)/varlink/tests/test-varlink.o $(VARLINK_OBJS)
+$(B)/varlink/tests/test-varlink: $(addprefix $(B)/varlink/tests/,test-varlink.o \
+		test-varlink-service.o test-varlink-client.o test-varlink-calls.o \
+		test-varlink-peers.o test-varlink-limits.o) $(VARLINK_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
