@@ -49,7 +49,7 @@ LDLIBS := $(PKG_LIBS)
 
 # Components append to these in their build.mk:
 #   BINARIES      programs built into $(B)/ (and installed)
-#   UNIT_TESTS    host test programs run by check-host
+#   UNIT_TESTS    host tests run by check-host (programs: one link rule below)
 #   GUEST_PROGS   programs the guest tests run (built on the host, shared in)
 #   INSTALL_TARGETS  phony targets that install into $(DESTDIR) (the image)
 BINARIES :=
@@ -58,7 +58,12 @@ GUEST_PROGS :=
 INSTALL_TARGETS :=
 # The varlink library first: the daemon's and tests' rules name its objects.
 include varlink/build.mk
-include $(filter-out varlink/build.mk,$(sort $(wildcard */build.mk */*/build.mk tests/unit/*.mk)))
+include $(filter-out varlink/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
+
+# The host test programs (UNIT_TESTS built under $(B)/): each is linked from
+# its own object and the objects its build.mk names as its prerequisites.
+$(filter $(B)/%,$(UNIT_TESTS)): %: %.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 .PHONY: _all _run _check _fuzz kernel image disk print-uapi-dir build install \
 	check-host check-guest clean format

@@ -9,9 +9,10 @@ $(CLIENT_LIB): $(B)/client/libmountd-client.o $(B)/client/libmountd-list.o \
 	ar rcs $@ $^
 
 # ---- mountctl ----------------------------------------------------------------
-MOUNTCTL_OBJS := $(B)/client/mountctl.o $(B)/client/mountctl-call.o $(B)/client/mountctl-info.o \
-	$(B)/client/mountctl-options.o $(B)/client/mountctl-human.o \
-	$(B)/client/mountctl-output.o $(B)/client/mountctl-apply.o $(B)/shared/fs-probe.o
+MOUNTCTL_OBJS := $(addprefix $(B)/client/,mountctl.o mountctl-commands.o mountctl-call.o \
+	mountctl-mount.o mountctl-remount.o mountctl-info.o mountctl-list.o mountctl-apply-run.o \
+	mountctl-format.o mountctl-options.o mountctl-human.o mountctl-output.o mountctl-apply.o) \
+	$(B)/shared/fs-probe.o
 
 $(B)/mountctl: $(MOUNTCTL_OBJS) $(CLIENT_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

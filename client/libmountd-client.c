@@ -3,7 +3,7 @@
  * Blocking varlink client for mountd.  Wire format (varlink.org): each
  * message is one JSON object followed by a NUL byte on an AF_UNIX stream
  * socket; fds ride as SCM_RIGHTS on the first byte of the message that
- * refers to them (systemd's convention, and what daemon/varlink.c expects).
+ * refers to them (systemd's convention, and what mountd's varlink/ expects).
  */
 
 #include <errno.h>

@@ -169,7 +169,7 @@ int apply_op_to_call(const ApplyOp *op, json_object *namespace, const char *crea
 /* The line a failure of step (MountFailed.step) points at. */
 unsigned apply_op_line_of_step(const ApplyOp *op, const char *step);
 
-/* ---- the command line (mountctl.c, mountctl-call.c, mountctl-info.c) ---- */
+/* ---- the command line (mountctl.c, mountctl-call.c and the commands) ---- */
 
 #define NS_FDS_MAX 4
 
@@ -253,4 +253,85 @@ void print_done_target(Ctx *c, const char *source, const char *target);
 json_object *messages_of(json_object *params);
 int parse_options(Ctx *c, const char *list, OptionsMode mode, MountOptions *opts);
 
+/* ---- the commands and their options (mountctl-commands.c) ---- */
+
+/* The options without a letter: getopt_long() values past any char. */
+enum {
+	OPT_SOCKET = 0x100,
+	OPT_TIMEOUT,
+	OPT_PIDFD,
+	OPT_EXCLUSIVE,
+	OPT_PROPAGATION,
+	OPT_MKDIR,
+	OPT_BENEATH,
+	OPT_IMAGE,
+	OPT_PARTITION,
+	OPT_PARTITION_TYPE,
+	OPT_NO_RECURSIVE,
+	OPT_IDMAP,
+	OPT_FORCE,
+	OPT_TABLE,
+	OPT_LIST,
+	OPT_NTH,
+	OPT_MTH,
+	OPT_NO_FALLBACK,
+	OPT_EVENTS,
+	OPT_SOURCE_PID,
+	OPT_SOURCE_NS,
+	OPT_CONTAINER,
+	OPT_ALL,
+	OPT_VERSION,
+};
+
+/* One option: what getopt_long needs, and what --help, the completion
+ * (mountctl __complete) and the host test of mountctl(1) read.  A letter
+ * as val is also the short option. */
+typedef struct Option {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *arg;  /* its argument in --help: "TYPE"; "=file" when optional */
+	const char *help; /* one line */
+} Option;
+
+typedef struct Command {
+	const char *name;
+	const char *alias;
+	int (*run)(Ctx *c, Args *a, int argc, char **argv);
+	int min_args, max_args; /* max -1: any */
+	const Option *options;
+	/* The arguments after "[OPTIONS]", a line per form of the command. */
+	const char *args;
+	const char *summary;	 /* one line for mountctl --help; NULL: hidden */
+	const char *description; /* COMMAND --help, before the options */
+	/* Which arguments (bit N: argv[N]) are paths in the target namespace
+	 * (TARGET_PATHS) or, for bind's source, in mountctl's own. */
+	unsigned target_paths, source_paths;
+} Command;
+
+#define ARG(n) (1U << (n))
+
+extern const Option common_options[], top_options[];
+const Command *command_find(const char *name);
+/* Whether an option's value is also its short option letter. */
+bool is_short(int val);
+void usage_overview(FILE *f);
+void command_help(FILE *f, const Command *cmd);
+
+/* A path argument made absolute as mount(8) does (mountctl.c). */
+int absolute_path(Ctx *c, const char *path, bool own_namespace, char **ret);
+/* How list prints, from its options (mountctl-list.c). */
+ListOptions list_options_of(const Ctx *c, const Args *a, ListStyle style);
+
+/* The commands, one file per verb (or related verbs). */
+int cmd_mount(Ctx *c, Args *a, int argc, char **argv);
+int cmd_bind(Ctx *c, Args *a, int argc, char **argv);
+int cmd_move(Ctx *c, Args *a, int argc, char **argv);
+int cmd_umount(Ctx *c, Args *a, int argc, char **argv);
+int cmd_remount(Ctx *c, Args *a, int argc, char **argv);
+int cmd_set(Ctx *c, Args *a, int argc, char **argv);
 int cmd_info(Ctx *c, Args *a, int argc, char **argv);
+int cmd_list(Ctx *c, Args *a, int argc, char **argv);
+int cmd_watch(Ctx *c, Args *a, int argc, char **argv);
+int cmd_apply(Ctx *c, Args *a, int argc, char **argv);
+int cmd_format(Ctx *c, Args *a, int argc, char **argv);

@@ -37,10 +37,9 @@ int auth_policy_load(const char *path);
 
 /* 0 when caller may call method (unqualified) on namespace ns (NULL: a
  * request that touches no namespace but the caller's own, e.g. a mount fd
- * returned to it), -EPERM when not, with a line a person can act on in
- * *ret_reason (to be freed); other negative errnos when the facts could not
- * be gathered. */
-/* -EPERM: a deny rule decided; -EACCES: no rule allowed it.  *ret_reason
- * says why either way (NULL for root, whom no rule binds). */
+ * returned to it); -EPERM when a deny rule decided, -EACCES when no rule
+ * allowed it, either with a line a person can act on in *ret_reason (to be
+ * freed; NULL for root, whom no rule binds); other negative errnos when the
+ * facts could not be gathered. */
 int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns, bool image,
 	      const char *fstype, uint64_t attributes, char **ret_reason);

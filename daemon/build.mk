@@ -1,12 +1,13 @@
 # daemon/build.mk — mountd.
 
 # ---- mountd binary (mount operations) -----------------------------------
-# The mount layer, worker, loop devices, operations, the watch driver
-# (sd-event) and the names both front ends spell: no JSON in here, so the
-# D-Bus front end and the unit tests link the same objects.
+# The mount layer, worker, loop devices, operations, the operation table
+# (requests and replies as JSON), the watch driver (sd-event) and the names
+# both front ends spell: what the unit tests link, as mountd does.
 MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o \
 	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o \
-	watch.o ops-names.o base64.o ops-table.o rights.o caps.o leftovers.o test-hook.o \
+	watch.o ops-names.o base64.o ops-table.o ops-table-decode.o ops-table-encode.o \
+	ops-table-execute.o rights.o caps.o leftovers.o test-hook.o \
 	nonblocking.o caller-sb.o fs-params.o) $(B)/shared/fs-probe.o
 
 # Authorization, consulted by both front ends before any operation.

@@ -780,23 +780,15 @@ static int build_vtable(BusFront *b)
 		return -ENOMEM;
 	b->vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_START(0);
 	for (const OpsMethod *m = ops_methods; m->name; m++) {
-		char *in = NULL, *out = NULL, *names = NULL;
+		_cleanup_free_ char *in = NULL, *out = NULL, *names = NULL;
 		size_t in_size = 0, out_size = 0, names_size = 0;
-		FILE *fin = open_memstream(&in, &in_size), *fout = open_memstream(&out, &out_size),
-		     *fnames = open_memstream(&names, &names_size);
+		/* Closed before the strings are freed (declared after them). */
+		_cleanup_fclose_ FILE *fin = open_memstream(&in, &in_size),
+				      *fout = open_memstream(&out, &out_size),
+				      *fnames = open_memstream(&names, &names_size);
 
-		if (!fin || !fout || !fnames) {
-			if (fin)
-				fclose(fin);
-			if (fout)
-				fclose(fout);
-			if (fnames)
-				fclose(fnames);
-			free(in);
-			free(out);
-			free(names);
+		if (!fin || !fout || !fnames)
 			return -ENOMEM;
-		}
 		/* Parameter names: each NUL-terminated, in then out. */
 		for (const OpsBusArg *a = m->bus_args; a->name; a++) {
 			fputs(a->signature, fin);
@@ -816,12 +808,10 @@ static int build_vtable(BusFront *b)
 					fwrite(f->name, 1, strlen(f->name) + 1, fnames);
 				}
 		fputc(0, fnames);
-		fclose(fin);
-		fclose(fout);
-		fclose(fnames);
-		b->vtable_strings[b->n_vtable_strings++] = in;
-		b->vtable_strings[b->n_vtable_strings++] = out;
-		b->vtable_strings[b->n_vtable_strings++] = names;
+		/* Closing a memstream writes its string out. */
+		fclose(TAKE_PTR(fin));
+		fclose(TAKE_PTR(fout));
+		fclose(TAKE_PTR(fnames));
 		if (!in || !out || !names)
 			return -ENOMEM;
 		b->vtable[n++] = (sd_bus_vtable){
@@ -837,6 +827,9 @@ static int build_vtable(BusFront *b)
 					.names = names,
 				},
 		};
+		b->vtable_strings[b->n_vtable_strings++] = TAKE_PTR(in);
+		b->vtable_strings[b->n_vtable_strings++] = TAKE_PTR(out);
+		b->vtable_strings[b->n_vtable_strings++] = TAKE_PTR(names);
 	}
 	b->vtable[n] = (sd_bus_vtable)SD_BUS_VTABLE_END;
 	return 0;

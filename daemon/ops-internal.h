@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Helpers shared by the ops-*.c files only. */
+/* Helpers of the operations (ops-*.c).  request.c, authorize.c and
+ * leftovers.c use the namespace and process ones too. */
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -511,7 +511,7 @@ pid_t ops_namespace_pid(const OpsNamespace *ns)
 	return 0;
 }
 
-/* In a worker that has joined the namespace (ops-table.c). */
+/* In a worker that has joined the namespace (ops-table-execute.c). */
 int ops_list(const OpsListRequest *r, OpsListResult *ret, MntLog *log)
 {
 	_cleanup_fclose_ FILE *f = NULL;

@@ -189,11 +189,6 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
  * {"method": NAME, "parameters": {...}} with its fds; the answer is
  * {"parameters": {...}} or {"error": NAME, "parameters": {...}}.
  */
-/* What no non-root caller gets, whatever the policy says: new mounts are
- * nosuid,nodev (forced into req), and only root clears either on a mount.
- * -EPERM with *ret_reason for a request that asks for it. */
-int ops_restrict_unprivileged(const OpsMethod *m, void *req, const char **ret_reason);
-
 int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_reply, int **ret_fds,
 		      size_t *ret_n_fds);
 

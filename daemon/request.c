@@ -18,6 +18,7 @@
 #include "ratelimit.h"
 #include "ops-internal.h"
 #include "request.h"
+#include "rights.h"
 #include "util.h"
 
 /* A change that is still running after this long is given up: its
@@ -423,7 +424,12 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 		return -ENOMEM;
 	j->call = *c;
 	if (c->authorized_by) {
+		/* The audit record names who authorized it: never run without. */
 		j->authorized_by = strdup(c->authorized_by);
+		if (!j->authorized_by) {
+			job_free(j);
+			return -ENOMEM;
+		}
 		j->call.authorized_by = j->authorized_by;
 	}
 	if (c->method->execute && streq(c->method->name, "Info") &&
@@ -516,6 +522,10 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 		r = ops_restrict_unprivileged(c->method, req, &why);
 		if (r == -EPERM) {
 			reason = strdup(why);
+			if (!reason) {
+				r = -ENOMEM;
+				goto failed;
+			}
 			goto denied;
 		}
 	}
@@ -645,10 +655,14 @@ static void on_polkit(int authorized, void *userdata)
 	if (authorized > 0) {
 		_cleanup_free_ char *by = NULL;
 
-		if (asprintf(&by, "polkit: %s", p->action) < 0)
+		/* Not run without naming who authorized it (the audit record). */
+		if (asprintf(&by, "polkit: %s", p->action) < 0) {
 			by = NULL;
-		p->call.authorized_by = by;
-		run_prepared(&p->call, p->req, &p->t, &p->target, &p->source, p->trace_fd);
+			answer_failure(&p->call, p->req, -ENOMEM, NULL);
+		} else {
+			p->call.authorized_by = by;
+			run_prepared(&p->call, p->req, &p->t, &p->target, &p->source, p->trace_fd);
+		}
 	} else {
 		_cleanup_free_ char *why = NULL;
 
@@ -696,7 +710,10 @@ static int start(const RequestCall *c)
 	if (r == 2) {
 		Pending *p = calloc(1, sizeof(*p));
 
-		if (p) {
+		/* No memory to wait for polkit is no denial: InternalError. */
+		if (!p)
+			answer_failure(c, req, -ENOMEM, NULL);
+		else {
 			*p = (Pending){.call = *c,
 				       .req = req,
 				       .t = t,
@@ -713,8 +730,8 @@ static int start(const RequestCall *c)
 			/* No polkit: the policy file's answer stands. */
 			reason = TAKE_PTR(p->reason);
 			free(p);
+			answer_denied(c, reason);
 		}
-		answer_denied(c, reason);
 		r = 0;
 	} else if (r == 0) {
 		RequestCall authorized = *c;

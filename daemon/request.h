@@ -8,8 +8,10 @@
  * in the caller's namespace where the request names none, pin
  * every namespace it names (a pidfd and an nsfs fd, taken once: nothing
  * after this reopens anything by pid), ask the policy, then run the method:
- * in an executor worker inside the target namespace, or in the loop for
- * List.  The answer is JSON (and fds) for the front end to send.
+ * in an executor worker inside the target namespace, or in the loop when
+ * nothing on its way can wait (Info: nonblocking.h).  Watch is prepared
+ * here (request_prepare_watch()) and runs in the loop (watch.c).  The
+ * answer is JSON (and fds) for the front end to send.
  */
 
 #include <stddef.h>

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "ops-table.h"
 #include "rights.h"
 #include "util.h"
 #include "worker.h"
@@ -223,4 +224,26 @@ void rights_resume(const RightsSaved *s)
 	(void)setfsuid(s->fsuid);
 	cur_fsuid = s->fsuid;
 	cur_fsgid = s->fsgid;
+}
+
+int ops_restrict_unprivileged(const OpsMethod *m, void *req, const char **ret_reason)
+{
+	const uint64_t kept = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	OpsTargets t = {};
+
+	*ret_reason = NULL;
+	if (m->targets)
+		m->targets(req, &t);
+	if (!t.attr)
+		return 0;
+	if (t.new_mount) {
+		t.attr->set |= kept;
+		t.attr->clear &= ~kept;
+		return 0;
+	}
+	if (t.attr->clear & kept) {
+		*ret_reason = "only root may clear nosuid or nodev";
+		return -EPERM;
+	}
+	return 0;
 }

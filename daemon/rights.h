@@ -83,3 +83,9 @@ typedef struct RightsSaved {
 } RightsSaved;
 RightsSaved rights_suspend(void);
 void rights_resume(const RightsSaved *s);
+
+/* What no non-root caller gets, whatever the policy says: new mounts are
+ * nosuid,nodev (forced into req), and only root clears either on a mount.
+ * -EPERM with *ret_reason for a request of method m that asks for it. */
+typedef struct OpsMethod OpsMethod;
+int ops_restrict_unprivileged(const OpsMethod *m, void *req, const char **ret_reason);

@@ -421,17 +421,27 @@ static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallF
 
 int varlink_mount_register(VarlinkServer *s)
 {
-	static VarlinkMethod methods[16];
+	/* As many as the table has, kept by the server: one array for good. */
+	static VarlinkMethod *methods;
 	size_t n = 0;
 	int r;
 
-	for (const OpsMethod *m = ops_methods; m->name && n + 1 < ELEMENTSOF(methods); m++)
-		methods[n++] = (VarlinkMethod){
-			.name = m->name,
-			.fn = m->run == OPS_RUN_WATCH ? method_watch : method_call,
-			.flags = m->run == OPS_RUN_WATCH ? VARLINK_METHOD_MORE_ONLY : 0,
-		};
-	methods[n] = (VarlinkMethod){};
+	if (!methods) {
+		while (ops_methods[n].name)
+			n++;
+		methods = calloc(n + 1, sizeof(VarlinkMethod));
+		if (!methods)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			const OpsMethod *m = &ops_methods[i];
+
+			methods[i] = (VarlinkMethod){
+				.name = m->name,
+				.fn = m->run == OPS_RUN_WATCH ? method_watch : method_call,
+				.flags = m->run == OPS_RUN_WATCH ? VARLINK_METHOD_MORE_ONLY : 0,
+			};
+		}
+	}
 	r = varlink_server_add_interface(s, io_mountd_mount_idl, methods, NULL);
 	if (r < 0)
 		return r;

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-static int tap_n_tests, tap_n_failed;
+/* One count for the whole program, whose tests may be in several files:
+ * each file defines them, weak, and the linker keeps one. */
+__attribute__((weak)) int tap_n_tests, tap_n_failed;
 
 __attribute__((format(printf, 2, 3))) static inline void ok(bool cond, const char *fmt, ...)
 {

@@ -27,7 +27,7 @@ FUZZERS += $(B)/fuzz/fuzz-policy
 $(B)/fuzz/fuzz-policy: $(FO)/tests/fuzz/fuzz-policy.o $(FO)/daemon/policy.o
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# daemon/ops-table.c: every method's JSON parameters
+# daemon/ops-table-decode.c: every method's JSON parameters
 FUZZERS += $(B)/fuzz/fuzz-ops-json
 $(B)/fuzz/fuzz-ops-json: $(FO)/tests/fuzz/fuzz-ops-json.o $(FUZZ_OPS_OBJS)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The operation table's JSON decoding (daemon/ops-table.c), as the varlink
+ * The operation table's JSON decoding (daemon/ops-table-decode.c), as the varlink
  * front end and the workers use it: the input is {"method": NAME,
  * "parameters": {...}}, NAME any method of the table.  A refusal must name
  * a field; a request it takes must decode again from its own JSON text (the
@@ -15,6 +15,7 @@
 
 #include "fuzz.h"
 #include "ops-table.h"
+#include "rights.h"
 #include "util.h"
 
 /* The fds a request may name: a file, a directory, a pipe's write end

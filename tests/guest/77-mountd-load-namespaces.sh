@@ -61,7 +61,7 @@ check "  and those add up to $N" \
 check_fails "  no other error" grep -q '^error' "$work/load.out"
 check "  mountd's workers stayed under the user's limit (16)" test "$(workers)" -le 16
 # The calls behind the stream carry $N fds; mountd reads a user's queued
-# calls up to 256 fds (varlink.c), the rest wait in the socket, the user's.
+# calls up to 256 fds (varlink-connection.c), the rest wait in the socket, the user's.
 # Besides: its connections and two fds per worker.
 check "  mountd holds no more than 256 of the queued calls' fds: $(fds) now, $fds0 before" \
 	test "$(fds)" -le $((fds0 + 256 + 2 * 16 + 4))

@@ -55,7 +55,7 @@ top=$("$M" __complete options)
 common=$(grep -v -e '--version$' <<<"$top")
 
 # "  NAME[, ALIAS] [ARGS]    summary": the description starts at column
-# 31 (HELP_COLUMN in mountctl.c), on the next line when the left part is
+# 31 (HELP_COLUMN in mountctl-commands.c), on the next line when the left part is
 # too long.
 described() {
 	local text=$1 re=$2

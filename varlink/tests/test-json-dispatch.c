@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Host unit test of daemon/json-dispatch.c; prints TAP. */
+/* Host unit test of varlink/json-dispatch.c; prints TAP. */
 
 #include <stddef.h>
 

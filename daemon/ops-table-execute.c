@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The worker side of the executor (see ops-table.h): one request as the
+ * executor carries it, decoded, run with the caller's rights and answered;
+ * and the loop's side of a method that runs without a worker.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops-table.h"
+#include "rights.h"
+#include "util.h"
+
+/* ---- the worker side ------------------------------------------------------------ */
+
+static int answer(json_object *reply, char **ret)
+{
+	/* As the varlink server writes it: mountd may pass it on verbatim. */
+	const char *s = json_object_to_json_string_ext(
+		reply, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!s)
+		return -ENOMEM;
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int answer_error(const char *name, json_object *params, char **ret)
+{
+	_cleanup_json_ json_object *o = json_object_new_object();
+
+	if (!o) {
+		json_object_put(params);
+		return -ENOMEM;
+	}
+	json_object_object_add(o, "error", json_object_new_string(name));
+	json_object_object_add(o, "parameters", params);
+	return answer(o, ret);
+}
+
+/* The caller's identity mountd put in the message; absent for root. */
+static int caller_rights(json_object *msg, Rights *ret, gid_t **ret_groups)
+{
+	json_object *c, *v;
+	size_t n;
+
+	*ret = (Rights){};
+	*ret_groups = NULL;
+	if (!json_object_object_get_ex(msg, "caller", &c))
+		return 0;
+	if (!json_object_object_get_ex(c, "uid", &v))
+		return -EBADMSG;
+	ret->uid = (uid_t)json_object_get_int64(v);
+	if (!json_object_object_get_ex(c, "gid", &v))
+		return -EBADMSG;
+	ret->gid = (gid_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(c, "groups", &v) && (n = json_object_array_length(v)) > 0) {
+		*ret_groups = calloc(n, sizeof(gid_t));
+		if (!*ret_groups)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			(*ret_groups)[i] =
+				(gid_t)json_object_get_int64(json_object_array_get_idx(v, i));
+		ret->groups = *ret_groups;
+		ret->n_groups = n;
+	}
+	/* Never root's rights by accident: the message names a non-root
+	 * caller or none. */
+	return ret->uid == 0 ? -EBADMSG : 0;
+}
+
+int ops_table_execute_nonblocking(const OpsMethod *m, const void *req, int root_fd,
+				  uint64_t mnt_ns_id, json_object **ret_parameters)
+{
+	_cleanup_(mnt_log_done) MntLog log = {};
+	OpsResult res = OPS_RESULT_NULL;
+	int r, fd = -EBADF;
+
+	*ret_parameters = NULL;
+	if (!m->execute_nonblocking)
+		return -EAGAIN;
+	r = m->execute_nonblocking(req, root_fd, mnt_ns_id, &res);
+	if (r >= 0) {
+		r = ops_reply_encode(m, &res, &log, ret_parameters, &fd);
+		/* No fds leave the loop this way: a result with one is a
+		 * worker's to send. */
+		if (r >= 0 && fd >= 0) {
+			json_object_put(*ret_parameters);
+			*ret_parameters = NULL;
+			r = -EAGAIN;
+		}
+	}
+	safe_close(fd);
+	m->result_done(&res);
+	return r;
+}
+
+int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_reply, int **ret_fds,
+		      size_t *ret_n_fds)
+{
+	_cleanup_free_ gid_t *groups = NULL;
+	Rights rights;
+	_cleanup_json_ json_object *msg = NULL, *reply = NULL, *params = NULL;
+	_cleanup_(mnt_log_done) MntLog log = {};
+	_cleanup_free_ void *req = NULL;
+	OpsFds f = {.fds = fds, .n = n_fds, .trace_fd = -EBADF};
+	OpsResult res = OPS_RESULT_NULL;
+	const char *field, *name;
+	const OpsMethod *m;
+	json_object *v;
+	int r, fd = -EBADF;
+
+	*ret_reply = NULL;
+	*ret_fds = NULL;
+	*ret_n_fds = 0;
+	msg = json_tokener_parse(request);
+	if (!msg || !json_object_object_get_ex(msg, "method", &v) ||
+	    !(m = ops_method_find(json_object_get_string(v))) || m->run != OPS_RUN_WORKER)
+		return -EBADMSG;
+	json_object_object_get_ex(msg, "parameters", &v);
+
+	req = malloc(m->request_size);
+	if (!req)
+		return -ENOMEM;
+	m->request_init(req);
+	r = ops_request_decode(m, v, &f, req, &field);
+	if (r < 0) {
+		/* mountd decoded the same request before: this is a bug. */
+		m->request_done(req);
+		params = json_object_new_object();
+		if (!params)
+			return -ENOMEM;
+		json_object_object_add(params, "parameter", json_object_new_string(field));
+		return answer_error(OPS_ERROR_NAME_INVALID_PARAMETER, TAKE_PTR(params), ret_reply);
+	}
+	if (f.trace_fd >= 0) {
+		int t = fcntl(f.trace_fd, F_DUPFD_CLOEXEC, 3);
+
+		r = t < 0 ? negative_errno() : mnt_log_trace(&log, t);
+		if (r < 0) {
+			m->request_done(req);
+			return r;
+		}
+	}
+	r = caller_rights(msg, &rights, &groups);
+	if (r >= 0 && rights.uid != 0) {
+		const char *reason;
+
+		r = ops_restrict_unprivileged(m, req, &reason);
+	}
+	if (r >= 0)
+		r = rights_enter(&rights);
+	if (r >= 0) {
+		r = m->execute(req, &res, &log);
+		rights_leave();
+	} else
+		mnt_log_fail(&log, "credentials");
+	/* The trace's reader sees EOF before the reply: no copy of the fd
+	 * may stay open here. */
+	mnt_log_trace_end(&log);
+	for (size_t i = 0; f.trace_fd >= 0 && i < n_fds; i++)
+		if (fds[i] == f.trace_fd)
+			fds[i] = safe_close(fds[i]);
+	if (r < 0)
+		r = ops_error_encode(m, req, r, &log, &name, &params) < 0
+			    ? -ENOMEM
+			    : answer_error(name, TAKE_PTR(params), ret_reply);
+	else {
+		r = ops_reply_encode(m, &res, &log, &params, &fd);
+		if (r >= 0) {
+			reply = json_object_new_object();
+			if (!reply)
+				r = -ENOMEM;
+			else {
+				json_object_object_add(reply, "parameters", TAKE_PTR(params));
+				r = answer(reply, ret_reply);
+			}
+		}
+		if (r >= 0 && fd >= 0) {
+			*ret_fds = malloc(sizeof(int));
+			if (!*ret_fds)
+				r = -ENOMEM;
+			else {
+				(*ret_fds)[0] = TAKE_FD(fd);
+				*ret_n_fds = 1;
+			}
+		}
+	}
+	safe_close(fd);
+	m->result_done(&res);
+	m->request_done(req);
+	return r;
+}
