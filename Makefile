@@ -37,9 +37,13 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CC := gcc
-# The kernel's uapi headers come first: they carry fsinfo.h and a mount.h
-# newer than the build machine's /usr/include.
-CPPFLAGS := -isystem $(UAPI) -D_GNU_SOURCE -Ishared -Ivarlink -Idaemon -Iclient
+# The uapi headers userspace compiles against come first: fsinfo.h as the
+# series leaves it, and linux-source-6.12's mount.h and nsfs.h, newer than
+# the build machine's /usr/include.  scripts/uapi-headers takes them from
+# the patches and the sources: no kernel build is needed for userspace.
+USER_UAPI := $(B)/uapi
+USER_UAPI_STAMP := $(USER_UAPI)/.stamp
+CPPFLAGS := -isystem $(USER_UAPI) -D_GNU_SOURCE -Ishared -Ivarlink -Idaemon -Iclient
 # SANITIZE: extra compile and link flags (tests/asan/build.mk builds a
 # second tree with the sanitizers through it).
 SANITIZE :=
@@ -50,10 +54,12 @@ LDLIBS := $(PKG_LIBS)
 # Components append to these in their build.mk:
 #   BINARIES      programs built into $(B)/ (and installed)
 #   UNIT_TESTS    host tests run by check-host (programs: one link rule below)
+#   KERNEL_TESTS  host tests of the kernel stage (check-kernel): they need its tree
 #   GUEST_PROGS   programs the guest tests run (built on the host, shared in)
 #   INSTALL_TARGETS  phony targets that install into $(DESTDIR) (the image)
 BINARIES :=
 UNIT_TESTS :=
+KERNEL_TESTS :=
 GUEST_PROGS :=
 INSTALL_TARGETS :=
 # The varlink library first: the daemon's and tests' rules name its objects.
@@ -65,8 +71,8 @@ include $(filter-out varlink/build.mk,$(sort $(wildcard */build.mk */*/build.mk)
 $(filter $(B)/%,$(UNIT_TESTS)): %: %.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-.PHONY: _all _run _check _fuzz kernel image disk print-uapi-dir build install \
-	check-host check-guest clean format
+.PHONY: _all _run _check _fuzz kernel image disk print-uapi-dir build build-host install \
+	check-host check-kernel check-guest clean format
 
 _all: build
 
@@ -75,11 +81,17 @@ kernel $(KERNEL):
 	@d=$$(scripts/kernel-build) && [ "$$d" = "$(KDIR)" ] || \
 		{ echo "error: make was parsed for kernel $(KDIR), the inputs now build $${d:-nothing}: run make again" >&2; exit 1; }
 
-print-uapi-dir: $(KERNEL)
-	@echo $(UAPI)
+print-uapi-dir: $(USER_UAPI_STAMP)
+	@echo $(abspath $(USER_UAPI))
 
-# Userspace compiles against the patched uapi; build the kernel first.
-$(B)/%.o: %.c $(KERNEL)
+$(USER_UAPI_STAMP): scripts/uapi-headers kernel/extract-file.sh kernel/series \
+		$(addprefix kernel/patches/,$(shell grep -v '^\#' kernel/series))
+	@scripts/uapi-headers $(USER_UAPI)
+	@touch $@
+
+# Userspace compiles against those headers; an object's own .d file names
+# the ones it read, so the stamp need only come first.
+$(B)/%.o: %.c | $(USER_UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -88,7 +100,9 @@ $(B)/%.o: %.c $(KERNEL)
 # staging trees, a scratch tree) and are no makefiles.
 -include $(wildcard $(patsubst %.o,%.d,$(shell find $(B) \( -name stage -o -name disk.root \) -prune -o -name '*.o' -type f -print 2>/dev/null)))
 
-build: $(BINARIES) $(UNIT_TESTS) $(GUEST_PROGS)
+build: $(BINARIES) $(UNIT_TESTS) $(KERNEL_TESTS) $(GUEST_PROGS)
+# What the host stage needs: no kernel, no guest programs.
+build-host: $(BINARIES) $(UNIT_TESTS)
 
 # Stage tree overlaid onto the base image: what `make install` puts there.
 STAGE := $(B)/stage
@@ -104,8 +118,13 @@ disk: build image
 _run: kernel disk
 	@scripts/run
 
-check-host: build
-	@MOUNTD_UAPI=$(MOUNTD_UAPI) scripts/check-host $(UNIT_TESTS)
+check-host: build-host
+	@MOUNTD_UAPI=$(abspath $(USER_UAPI)) scripts/check-host $(UNIT_TESTS)
+
+# What needs the kernel's tree or its build (checkpatch of the series, the
+# kselftest built against it): the kernel's own stage, judged the same way.
+check-kernel: kernel $(KERNEL_TESTS)
+	@MOUNTD_SUITE=kernel scripts/check-host $(KERNEL_TESTS)
 
 # tests/fuzz: FUZZ_SECONDS per harness, judged like the host tests.
 _fuzz: $(FUZZERS)
@@ -116,8 +135,9 @@ check-guest: kernel disk
 
 # The suites run even when one fails; the closing line adds them up.
 _check: build disk
-	@rm -f $(B)/host-results/counts $(B)/guest-results/counts $(B)/fuzz-results/counts $(B)/asan-results/counts
+	@rm -f $(B)/{host,kernel,guest,fuzz,asan}-results/counts
 	@$(MAKE) --no-print-directory check-host || true
+	@$(MAKE) --no-print-directory check-kernel || true
 	@$(MAKE) --no-print-directory _fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) || true
 	@$(MAKE) --no-print-directory check-guest || true
 	@$(MAKE) --no-print-directory check-asan || true

@@ -15,7 +15,7 @@ FUZZERS :=
 FUZZ_SECONDS ?= 60
 CHECK_FUZZ_SECONDS := 15
 
-$(FO)/%.o: %.c $(KERNEL)
+$(FO)/%.o: %.c | $(USER_UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 

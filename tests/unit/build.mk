@@ -48,10 +48,12 @@ $(B)/tests/unit/test-journal: $(B)/daemon/audit.o $(B)/daemon/journal.o
 UNIT_TESTS += $(B)/tests/unit/test-fs-probe
 $(B)/tests/unit/test-fs-probe: $(B)/shared/fs-probe.o
 
-# daemon/fs-params.c: the parameter kinds, and (the script) the table
-# against the kernel tree's parameter specs
-UNIT_TESTS += $(B)/tests/unit/test-fs-params tests/unit/test-fs-params.sh
+# daemon/fs-params.c: the parameter kinds; and, in the kernel's stage
+# (it reads the series' tree), the table against its parameter specs
+UNIT_TESTS += $(B)/tests/unit/test-fs-params
+KERNEL_TESTS += tests/unit/test-fs-params.sh
 $(B)/tests/unit/test-fs-params: $(B)/daemon/fs-params.o
+tests/unit/test-fs-params.sh: $(B)/tests/unit/test-fs-params
 
 # daemon/caps.c: the capability sets mountd keeps, from a root with all of them
 UNIT_TESTS += $(B)/tests/unit/test-caps
@@ -97,17 +99,19 @@ UNIT_TESTS += tests/unit/test-container-manifests.py
 # ---- the kernel's uapi and patches
 
 # <linux/fsinfo.h>: every struct the same size for i386 and x86_64 callers.
-# The test reads the uapi headers this build compiles against.
+# The test reads the uapi headers userspace compiles against (check-host
+# hands it their directory).
 UNIT_TESTS += tests/unit/test-fsinfo-abi.sh
-MOUNTD_UAPI ?= $(UAPI)
+tests/unit/test-fsinfo-abi.sh: $(USER_UAPI_STAMP)
 
-# The kselftest reports a skip (exit 4) on this host's kernel, which has no
-# fsinfo(); it is built for the guest in kernel/build.mk.
-UNIT_TESTS += tests/unit/test-fsinfo-selftest-skip.sh
+# The kernel's stage (check-kernel): the kselftest reports a skip (exit 4)
+# on this host's kernel, which has no fsinfo(); it is built for the guest in
+# kernel/build.mk.
+KERNEL_TESTS += tests/unit/test-fsinfo-selftest-skip.sh
 tests/unit/test-fsinfo-selftest-skip.sh: $(B)/kernel/fsinfo_test
 
 # kernel/patches: checkpatch --strict clean, patch by patch.
-UNIT_TESTS += tests/unit/test-kernel-checkpatch.sh
+KERNEL_TESTS += tests/unit/test-kernel-checkpatch.sh
 
 # ---- the build and test pipeline itself
 

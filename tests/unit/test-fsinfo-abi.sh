@@ -10,14 +10,14 @@
 # against the uapi headers only (-nostdinc) and read back from the .long
 # each one becomes.
 #
-# Header directory: $MOUNTD_UAPI (the build exports its UAPI), else the
-# current kernel's from scripts/kernel-build --dir.  To check a header
-# before it is built, lay it over a copy of installed headers:
-#   cp -a "$(scripts/kernel-build --dir)/include" /tmp/u
+# Header directory: $MOUNTD_UAPI (check-host hands it the one userspace
+# compiles against), else build/uapi (scripts/uapi-headers).  To check
+# another header, lay it over a copy:
+#   cp -a build/uapi /tmp/u
 #   cp NEW/fsinfo.h /tmp/u/linux/ && MOUNTD_UAPI=/tmp/u tests/unit/test-fsinfo-abi.sh
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-uapi=${MOUNTD_UAPI:-$("$top/scripts/kernel-build" --dir)/include}
+uapi=${MOUNTD_UAPI:-$top/build/uapi}
 hdr=$uapi/linux/fsinfo.h
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,9 +38,13 @@ structs=$(gcc -fpreprocessed -E -P -x c "$hdr" 2>/dev/null | tr '\n' ' ' |
 	done
 } >"$tmp/sizes.c"
 
+# The rest of the kernel's uapi (<linux/types.h>, <asm/...>) from the build
+# machine's linux-libc-dev; x86's asm headers serve both widths.
+sys="-isystem /usr/include/$(gcc -print-multiarch) -isystem /usr/include"
+
 # sizes BITS: "NAME SIZE" per struct, from the assembly gcc emits.
 sizes() {
-	gcc -m"$1" -ffreestanding -nostdinc -isystem "$uapi" -O0 -S -o "$tmp/sizes$1.s" \
+	gcc -m"$1" -ffreestanding -nostdinc -isystem "$uapi" $sys -O0 -S -o "$tmp/sizes$1.s" \
 		"$tmp/sizes.c" 2>"$tmp/cc$1.err" || return 1
 	awk '/^size_fsinfo_[A-Za-z0-9_]+:$/ { name = substr($1, 6, length($1) - 6); next }
 	     name != "" && $1 == ".long" { print name, $2; name = "" }' "$tmp/sizes$1.s"

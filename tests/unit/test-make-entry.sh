@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # As a fresh shell would start it: not inside another make's environment
-# (check-host hands the tests the uapi directory it built against).
+# (check-host hands the tests the uapi directory userspace compiles against).
 unset MOUNTD_UAPI MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 n=0
@@ -66,7 +66,7 @@ cat >"$tmp/bin/inner-make" <<EOF
 #!/bin/bash
 env >"$tmp/inner.env"
 unset MAKEFLAGS MFLAGS MAKELEVEL
-make -s --no-print-directory --eval '__mountd_dump: ; @echo \$(MOUNTD_UAPI)' __mountd_dump >"$tmp/inner.uapi" 2>"$tmp/inner.err"
+make -s --no-print-directory --eval '__mountd_dump: ; @echo \$(KDIR)' __mountd_dump >"$tmp/inner.kparsed" 2>"$tmp/inner.err"
 scripts/kernel-build --dir >"$tmp/inner.kdir" 2>>"$tmp/inner.err"
 EOF
 chmod +x "$tmp/bin/"* "$tree/scripts/deps"
@@ -94,11 +94,11 @@ fi
 out=$(cd "$tree" && make check MAKE="$tmp/bin/inner-make" 2>&1)
 rc=$?
 kdir=$(cat "$tmp/inner.kdir" 2>/dev/null)
-uapi=$(cat "$tmp/inner.uapi" 2>/dev/null)
-if [ $rc = 0 ] && [ -n "$kdir" ] && [ "$uapi" = "$kdir/include" ]; then
-	ok "make check: the inner make's MOUNTD_UAPI is the installed kernel's ($uapi)"
+parsed=$(cat "$tmp/inner.kparsed" 2>/dev/null)
+if [ $rc = 0 ] && [ -n "$kdir" ] && [ "$parsed" = "$kdir" ]; then
+	ok "make check: the inner make parsed the installed inputs' kernel ($parsed)"
 else
-	nok "make check: inner MOUNTD_UAPI '$uapi', kernel after the install '$kdir' (rc=$rc; $out $(cat "$tmp/inner.err" 2>/dev/null))"
+	nok "make check: inner make's kernel '$parsed', kernel after the install '$kdir' (rc=$rc; $out $(cat "$tmp/inner.err" 2>/dev/null))"
 fi
 
 # 4. Nothing naming a kernel reaches the inner make from before the install.
