@@ -326,10 +326,57 @@ static void read_comm(pid_t pid, char comm[static 32])
 	comm[strcspn(comm, "\n")] = 0;
 }
 
+/* What journalctl shows of a request, read as systemd's own lines are:
+ * "Create tmpfs on /mnt/x in namespace {"pid":42} by uid 1000 (mountctl):
+ * done", or the error, the step, the errno and why.  The fields say the
+ * same one by one. */
+static void request_message(char *buf, size_t size, const char *method, json_object *parameters,
+			    const char *comm, uid_t uid, const char *error, const char *step,
+			    const char *errno_name, const char *reason)
+{
+	const char *fstype = member(parameters, "fsType"), *path = member(parameters, "path"),
+		   *placed = member(parameters, "placement.path"),
+		   *source = member(parameters, "source") ?: member(parameters, "sourcePath"),
+		   *from = member(parameters, "from"), *to = member(parameters, "to"),
+		   *root = member(parameters, "namespace.root")
+				   ?: member(parameters, "placement.namespace.root"),
+		   *ns = namespace_of(parameters);
+	size_t used = 0;
+
+#define PUT(...)                                                                           \
+	do {                                                                               \
+		int n_ = used < size ? snprintf(buf + used, size - used, __VA_ARGS__) : 0; \
+		used += n_ > 0 ? (size_t)n_ : 0;                                           \
+	} while (0)
+	PUT("%s", method);
+	if (fstype)
+		PUT(" %s", fstype);
+	if (source)
+		PUT(" %s", source);
+	if (placed)
+		PUT(" on %s", placed);
+	if (path)
+		PUT(" %s", path);
+	if (from && to)
+		PUT(" %s to %s", from, to);
+	if (!streq(ns, "own"))
+		PUT(" in namespace %s", ns);
+	if (root)
+		PUT(" under %s", root);
+	PUT(" by uid %u (%s): %s", (unsigned)uid, comm[0] ? comm : "?", error ?: "done");
+	if (step)
+		PUT(" at %s", step);
+	if (errno_name)
+		PUT(": %s", errno_name);
+	if (reason && error)
+		PUT(": %s", reason);
+#undef PUT
+}
+
 void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
 		   const char *authorized_by, const char *error, json_object *error_parameters)
 {
-	char comm[32], messages[1024];
+	char comm[32], messages[1024], message[2048];
 	const char *target = member(parameters, "path") ?: member(parameters, "placement.path");
 	const char *root = member(parameters, "namespace.root")
 				   ?: member(parameters, "placement.namespace.root");
@@ -349,10 +396,9 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	r = queue_next();
 	if (!r)
 		return;
-	journal_record_addf(r, "MESSAGE", "%s by uid %u (%s): %s%s%s%s%s", method,
-			    (unsigned)caller->id.uid, comm[0] ? comm : "?", error ?: "done",
-			    step ? " at " : "", step ?: "", reason && error ? ": " : "",
-			    reason && error ? reason : "");
+	request_message(message, sizeof(message), method, parameters, comm, caller->id.uid, error,
+			step, errno_name, reason);
+	journal_record_add(r, "MESSAGE", message);
 	journal_record_add(r, "MESSAGE_ID",
 			   is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
 	journal_record_addf(r, "PRIORITY", "%d", error ? LOG_NOTICE : LOG_INFO);

@@ -40,6 +40,22 @@ print(\"absent\" if not any(k in r for k in gone) and r.get(\"MOUNTD_PATH\") == 
 check_output "the D-Bus call is recorded with the user" '^List$' \
 	bash -c "records MOUNTD_CALLER_UID=$USER_ID MOUNTD_CALLER_COMM=busctl | fields MOUNTD_METHOD"
 
+# What a person reads (journalctl -o cat): what, where, who, how it ended.
+msg() { journalctl --sync; journalctl -q -o cat _PID=$mountd "$@"; }
+check_output "a refusal reads: method, type, mount point, caller, error, reason" \
+	'^Create tmpfs on /tmp/audit by uid 1000 \(varlinkctl\): io\.mountd\.Mount\.PermissionDenied: no rule allows it' \
+	msg MOUNTD_PATH=/tmp/audit
+check_output "a failed step reads: the path, the step and the errno" \
+	'^Info /root/audit/x by uid 1000 \(varlinkctl\): io\.mountd\.Mount\.[A-Za-z]+ at resolve[^ ]*: EACCES' \
+	msg MOUNTD_PATH=/root/audit/x
+ns=$(new_mntns)
+varlinkctl call $SOCK io.mountd.Mount.Create \
+	"{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$ns},\"path\":\"/mnt/audit\",\"create\":\"directory\"}}" >/dev/null
+check_output "a Create into another namespace reads: type, path, namespace, done" \
+	"^Create tmpfs on /mnt/audit in namespace \\{\"pid\":$ns\\} by uid 0 \\([a-z]+\\): done\$" \
+	msg MOUNTD_PATH=/mnt/audit
+kill $ns
+
 stop_mountd
 rm -rf /root/audit "$work"
 done_testing

@@ -34,7 +34,7 @@ kill -CONT "$worker"
 check "client gone: the mount is finished all the same" \
 	wait_for 10 bash -c "awk '\$5 == \"/mnt/orphan\"' /proc/$ns/mountinfo | grep -q ."
 journalctl --sync
-check_output "client gone: and audited" "Create by uid 0 .*: done" \
+check_output "client gone: and audited" "^Create tmpfs on /mnt/orphan in namespace .* by uid 0 .*: done$" \
 	journalctl -b -u mountd.service -o cat MOUNTD_PATH=/mnt/orphan MOUNTD_RESULT=ok
 check "client gone: unmount it" \
 	$V io.mountd.Mount.Unmount '{"namespace":{"pid":'$ns'},"path":"/mnt/orphan"}'
