@@ -47,7 +47,7 @@ CPPFLAGS := -isystem $(USER_UAPI) -D_GNU_SOURCE -Ishared -Ivarlink -Idaemon -Icl
 # SANITIZE: extra compile and link flags (tests/asan/build.mk builds a
 # second tree with the sanitizers through it).
 SANITIZE :=
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fstack-protector-strong \
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2 $(PKG_CFLAGS) $(SANITIZE)
 LDLIBS := $(PKG_LIBS)
 

@@ -237,7 +237,6 @@ static int on_watch_reply(MountdClient *c, MountdReply *reply, void *userdata)
 	json_object *v;
 	const char *e;
 
-	(void)c;
 	if (reply->error) {
 		_cleanup_free_ char *msg = mountd_reply_error_string(reply);
 
@@ -576,7 +575,6 @@ static unsigned scan_proc(bool (*keep)(pid_t, pid_t, pid_t), pid_t data, pid_t *
 
 static bool is_child(pid_t pid, pid_t parent, pid_t ppid)
 {
-	(void)pid;
 	return parent == ppid;
 }
 
@@ -588,7 +586,6 @@ static unsigned children(pid_t ppid, pid_t *out, unsigned max)
 
 static bool is_main_mountd(pid_t pid, pid_t parent, pid_t unused)
 {
-	(void)unused;
 	return is_mountd(pid) && !is_mountd(parent);
 }
 

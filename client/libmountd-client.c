@@ -608,7 +608,7 @@ char *mountd_reply_error_string(const MountdReply *r)
 			{
 				if (json_object_is_type(v, json_type_string))
 					fprintf(f, ": %s", json_object_get_string(v));
-				(void)key;
+				(void)key; /* the macro declares it */
 			}
 		}
 	} else if (streq(e, "org.varlink.service.MethodNotFound") ||

@@ -369,7 +369,6 @@ static int join_part(MountdClient *client, MountdReply *part, void *userdata)
 	Parts *p = userdata;
 	json_object *to, *from;
 
-	(void)client;
 	if (!p->joined->parameters || part->error) {
 		mountd_reply_done(p->joined);
 		*p->joined = *part;

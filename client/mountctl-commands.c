@@ -344,7 +344,6 @@ static int cmd_help(Ctx *c, Args *a, int argc, char **argv)
 {
 	const Command *cmd;
 
-	(void)a;
 	if (argc == 0) {
 		usage_overview(stdout);
 		return 0;
@@ -377,7 +376,6 @@ static void complete_options(const Option *options)
 
 static int cmd_complete(Ctx *c, Args *a, int argc, char **argv)
 {
-	(void)a;
 	if (streq(argv[0], "commands") && argc == 1) {
 		for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 			if (commands[i].summary)

@@ -107,7 +107,6 @@ static int watch_reply(MountdClient *client, MountdReply *reply, void *userdata)
 	WatchState *w = userdata;
 	json_object *ev = NULL;
 
-	(void)client;
 	if (reply->error) {
 		print_error(w->c, reply, NULL);
 		w->failed = EXIT_FAILED;
@@ -127,8 +126,6 @@ int cmd_watch(Ctx *c, Args *a, int argc, char **argv)
 	WatchState w = {.c = c, .events = a->events};
 	int r;
 
-	(void)argc;
-	(void)argv;
 	r = params_new(c, &p);
 	if (r)
 		return r;

@@ -21,7 +21,6 @@ static json_object *placement_json(Ctx *c, json_object *ns, const char *path, co
 {
 	json_object *p = json_object_new_object();
 
-	(void)c;
 	if (!p)
 		return NULL;
 	if (ns)
@@ -72,7 +71,6 @@ int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
 	struct stat st;
 	int r;
 
-	(void)argc;
 	if (!p)
 		return EXIT_FAILED;
 	/* As mount(8): a regular file is an image (through a loop device),
@@ -171,7 +169,6 @@ int cmd_bind(Ctx *c, Args *a, int argc, char **argv)
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	int r, k;
 
-	(void)argc;
 	c->target = argv[1];
 	if (!p)
 		return EXIT_FAILED;
@@ -235,7 +232,6 @@ int cmd_move(Ctx *c, Args *a, int argc, char **argv)
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	int r;
 
-	(void)argc;
 	r = params_new(c, &p);
 	if (r)
 		return r;
@@ -258,7 +254,6 @@ int cmd_umount(Ctx *c, Args *a, int argc, char **argv)
 	_cleanup_(mountd_reply_done) MountdReply reply = {};
 	int r;
 
-	(void)argc;
 	r = params_new(c, &p);
 	if (r)
 		return r;

@@ -71,7 +71,6 @@ int cmd_remount(Ctx *c, Args *a, int argc, char **argv)
 	bool reconf = streq(c->command, "reconfigure");
 	int r;
 
-	(void)argc;
 	if (!a->options) {
 		err(c, "nothing to change: give options with -o");
 		return EXIT_USAGE;
@@ -115,7 +114,6 @@ int cmd_set(Ctx *c, Args *a, int argc, char **argv)
 	_cleanup_json_ json_object *ns = NULL;
 	int r;
 
-	(void)argc;
 	r = parse_options(c, a->options, OPTIONS_SET, &opts);
 	if (r)
 		return r;

@@ -119,9 +119,6 @@ static int send_one(const JournalRecord *r)
 
 static int on_writable(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	(void)fd;
-	(void)revents;
-	(void)userdata;
 	(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	audit_flush();
 	return 0;
@@ -175,8 +172,6 @@ void audit_flush(void)
 
 static int on_flush(sd_event_source *s, void *userdata)
 {
-	(void)s;
-	(void)userdata;
 	audit_flush();
 	return 0;
 }

@@ -562,7 +562,6 @@ static void bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userd
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	int r;
 
-	(void)watch;
 	r = bus_watch_signal(userdata, "Event", &m);
 	if (r >= 0)
 		r = sd_bus_message_append(m, "s", ops_watch_event_to_string(e->type));
@@ -581,7 +580,6 @@ static void bus_watch_on_end(Watch *watch, int r, void *userdata)
 	_cleanup_free_ char *reason = NULL;
 	BusWatch *w = userdata;
 
-	(void)watch;
 	if (r == 0)
 		reason = strdup("namespace");
 	else if (r == -ESHUTDOWN)
@@ -602,7 +600,6 @@ static const WatchCallbacks bus_watch_callbacks = {
 
 static int bus_watch_on_client_gone(sd_bus_track *t, void *userdata)
 {
-	(void)t;
 	bus_watch_free(userdata);
 	return 0;
 }
@@ -613,9 +610,6 @@ static int watch_find(sd_bus *bus, const char *path, const char *interface, void
 	BusFront *b = userdata;
 	BusWatch *w;
 
-	(void)bus;
-	(void)interface;
-	(void)error;
 	LIST_FOREACH(w, &b->watches, link)
 	if (streq(w->path, path)) {
 		*ret_found = w;
@@ -632,9 +626,6 @@ static int watch_enumerate(sd_bus *bus, const char *prefix, void *userdata, char
 	char **nodes;
 	size_t n = 0;
 
-	(void)bus;
-	(void)prefix;
-	(void)error;
 	nodes = calloc(b->n_watches + 1, sizeof(char *));
 	if (!nodes)
 		return -ENOMEM;
@@ -841,8 +832,6 @@ static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *err
 {
 	const sd_bus_error *e = sd_bus_message_get_error(m);
 
-	(void)userdata;
-	(void)error;
 	if (e)
 		fprintf(stderr, "mountd: cannot own %s on the system bus: %s\n", BUS_NAME,
 			e->message ?: e->name);
@@ -920,8 +909,6 @@ static void drained(BusFront *b)
 
 static int on_name_released(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-	(void)m;
-	(void)error;
 	/* The bus sends everything addressed to the name before this reply,
 	 * and sd-bus dispatches in order: the calls queued for us have all
 	 * been answered by now.  Later calls start the next instance. */

@@ -503,9 +503,6 @@ static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *use
 	Group *g = userdata;
 	Worker *w, *next;
 
-	(void)s;
-	(void)fd;
-	(void)revents;
 	g->owner_source = sd_event_source_disable_unref(g->owner_source);
 	/* Idle ones end now, busy ones after their answer. */
 	for (w = LIST_FIRST(&g->workers); w; w = next) {
@@ -565,8 +562,6 @@ static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 	Worker *w = userdata;
 	siginfo_t si = {};
 
-	(void)s;
-	(void)revents;
 	if (waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
 		return 0;
 	if (w->job)
@@ -592,8 +587,6 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	uint32_t flags = 0;
 	int r;
 
-	(void)s;
-	(void)revents;
 	r = recv_message(fd, MSG_DONTWAIT, &flags, &text, &reply.fds, &reply.n_fds);
 	if (r == -EAGAIN)
 		return 0;
@@ -792,8 +785,6 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	Job *j = userdata;
 	Worker *w = j->worker;
 
-	(void)s;
-	(void)usec;
 	if (w) {
 		/* Killed, and forgotten as far as capacity goes: it is reaped
 		 * whenever the kernel lets it die. */

@@ -100,7 +100,6 @@ static void on_jobs_done(void *userdata)
 
 static void on_bus_drained(BusFront *b, void *userdata)
 {
-	(void)b;
 	maybe_exit(userdata);
 }
 
@@ -112,9 +111,6 @@ static const char *policy_path(void)
 /* SIGHUP (systemctl reload mountd): read the policy again. */
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)s;
-	(void)si;
-	(void)userdata;
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading the policy");
 	if (auth_policy_load(policy_path()) >= 0)
 		fprintf(stderr, "<6>mountd: policy %s loaded\n", policy_path());
@@ -126,8 +122,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 {
 	Daemon *d = userdata;
 
-	(void)s;
-	(void)si;
 	if (d->stopping)
 		return 0;
 	d->stopping = true;
@@ -145,7 +139,6 @@ static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	Daemon *d = userdata;
 	uint64_t since = varlink_server_idle_since(d->server);
 
-	(void)s;
 	if (since > 0)
 		since = MAX(since, bus_front_last_activity(d->bus));
 	/* A running change is activity, whoever waits for it. */
@@ -167,7 +160,6 @@ static int on_idle_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static void on_server_idle(VarlinkServer *s, void *userdata)
 {
-	(void)s;
 	schedule_trim(userdata);
 	maybe_exit(userdata);
 }

@@ -53,7 +53,6 @@ static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	struct mount_attr a;
 	int k;
 
-	(void)reply;
 	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 	if (fd < 0)
 		return fd;
@@ -142,7 +141,6 @@ static int fstype_of(int fd, char *ret, size_t size)
 static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 			WorkerReply *reply)
 {
-	(void)fds;
 	struct fspick_args *a = userdata;
 	const OpsReconfigureRequest *r = a->r;
 	_cleanup_close_ int fd = -EBADF;

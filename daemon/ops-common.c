@@ -515,7 +515,6 @@ static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 	Leftover record;
 	int r;
 
-	(void)reply;
 	target_fd = leftover_resolve_create(root_fd, a->place->ns.root, a->place->path,
 					    a->place->create, "target", log, &created, &record);
 	if (target_fd < 0)

@@ -451,7 +451,6 @@ static int info_fallback(int fd, int attr, const OpsInfoRequest *r, OpsInfoResul
 static int resolve_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 			 WorkerReply *reply)
 {
-	(void)fds;
 	const OpsInfoRequest *r = userdata;
 	int fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 

@@ -41,7 +41,6 @@ int ops_move_validate(const OpsMoveRequest *r, const char **ret_field)
 
 static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, WorkerReply *reply)
 {
-	(void)fds;
 	const OpsMoveRequest *r = userdata;
 	_cleanup_close_ int from = -EBADF, to = -EBADF;
 	unsigned flags = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
@@ -50,7 +49,6 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 	Leftover record;
 	int k;
 
-	(void)reply;
 	from = mnt_resolve_in_root(root_fd, r->from, MNT_CREATE_NONE, "from", log);
 	if (from < 0)
 		return from;
@@ -111,10 +109,8 @@ int ops_unmount_validate(const OpsUnmountRequest *r, const char **ret_field)
 static int unmount_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 			 WorkerReply *reply)
 {
-	(void)fds;
 	const OpsUnmountRequest *r = userdata;
 
-	(void)reply;
 	return mnt_umount_in_root(root_fd, r->path,
 				  (r->detach ? MNT_DETACH : 0) | (r->force ? MNT_FORCE : 0), log);
 }

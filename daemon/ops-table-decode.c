@@ -44,8 +44,6 @@ static int dispatch_fd(const JsonDispatch *e, json_object *v, void *p, const cha
 {
 	int64_t index;
 
-	(void)e;
-	(void)bad;
 	if (!v) {
 		*(int *)p = -EBADF;
 		return 0;
@@ -63,7 +61,6 @@ static int dispatch_trace_fd(const JsonDispatch *e, json_object *v, void *p, con
 {
 	int fd = -EBADF, r;
 
-	(void)p;
 	r = dispatch_fd(e, v, &fd, bad);
 	if (r < 0)
 		return r;
@@ -75,9 +72,6 @@ static int dispatch_trace_fd(const JsonDispatch *e, json_object *v, void *p, con
  * the operation. */
 static int dispatch_interactive(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
-	(void)e;
-	(void)p;
-	(void)bad;
 	((OpsFds *)decode_fds)->interactive = v && json_object_get_boolean(v);
 	return 0;
 }
@@ -108,7 +102,6 @@ int ops_dispatch_enum(const JsonDispatch *e, json_object *v, void *p, const char
 {
 	int r;
 
-	(void)bad;
 	if (!v)
 		return 0;
 	r = ops_enum_from_string(e->data, json_object_get_string(v));
@@ -125,7 +118,6 @@ static int dispatch_attr_flag(const JsonDispatch *e, json_object *v, void *p, co
 	OpsAttributes *a = p;
 	uint64_t bit = *(const uint64_t *)e->data;
 
-	(void)bad;
 	if (!v)
 		return 0;
 	if (json_object_get_boolean(v))
@@ -137,8 +129,6 @@ static int dispatch_attr_flag(const JsonDispatch *e, json_object *v, void *p, co
 
 int ops_dispatch_atime(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
-	(void)e;
-	(void)bad;
 	return v ? ops_attributes_set_atime(p, json_object_get_string(v)) : 0;
 }
 

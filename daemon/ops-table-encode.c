@@ -284,14 +284,11 @@ static int print_mounts(struct printbuf *pb, const OpsListResult *res)
 
 static int serialize_mounts(json_object *o, struct printbuf *pb, int level, int flags)
 {
-	(void)level;
-	(void)flags;
 	return print_mounts(pb, json_object_get_userdata(o)) < 0 ? -1 : 0;
 }
 
 static void free_mounts(json_object *o, void *userdata)
 {
-	(void)o;
 	ops_list_result_done(userdata);
 	free(userdata);
 }

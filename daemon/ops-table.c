@@ -66,7 +66,6 @@ static void list_init(void *p)
 
 static void nothing_done(void *p)
 {
-	(void)p;
 }
 
 /* Without a placement the mount comes back as an fd: the operation then
@@ -152,25 +151,21 @@ static int bind_execute(const void *req, OpsResult *res, MntLog *log)
 
 static int reconfigure_execute(const void *req, OpsResult *res, MntLog *log)
 {
-	(void)res;
 	return ops_reconfigure(req, log);
 }
 
 static int setattr_execute(const void *req, OpsResult *res, MntLog *log)
 {
-	(void)res;
 	return ops_setattr(req, log);
 }
 
 static int move_execute(const void *req, OpsResult *res, MntLog *log)
 {
-	(void)res;
 	return ops_move(req, log);
 }
 
 static int unmount_execute(const void *req, OpsResult *res, MntLog *log)
 {
-	(void)res;
 	return ops_unmount(req, log);
 }
 
@@ -207,7 +202,6 @@ static void list_result_done(OpsResult *res)
 
 static void no_result_done(OpsResult *res)
 {
-	(void)res;
 }
 
 #define DONE(_fn, _type)             \

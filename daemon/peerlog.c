@@ -73,9 +73,6 @@ static void note_uid(uid_t uid, uint64_t quiet, void *userdata)
 
 static void ignore_uid(uid_t uid, uint64_t quiet, void *userdata)
 {
-	(void)uid;
-	(void)quiet;
-	(void)userdata;
 }
 
 uint64_t peer_log_report(PeerLog *l, uint64_t now)
@@ -106,7 +103,6 @@ static ReportPeriod period;
 
 static void write_stderr(const char *line, void *userdata)
 {
-	(void)userdata;
 	fprintf(stderr, "%s\n", line);
 }
 
@@ -130,7 +126,6 @@ int peerlog_setup(sd_event *event)
 
 void peerlog_write(uid_t uid, const char *line, void *userdata)
 {
-	(void)userdata;
 	if (!peer_log) {
 		write_stderr(line, NULL);
 		return;

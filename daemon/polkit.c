@@ -54,7 +54,6 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	PolkitQuery *q = userdata;
 	int authorized = 0, challenge = 0, r;
 
-	(void)error;
 	if (sd_bus_message_is_method_error(m, NULL))
 		r = -sd_bus_error_get_errno(sd_bus_message_get_error(m)) ?: -EIO;
 	else {

@@ -152,8 +152,6 @@ static int on_period_end(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	ReportPeriod *p = userdata;
 
-	(void)s;
-	(void)usec;
 	p->report(report_period_now(p));
 	return 0;
 }
@@ -208,7 +206,6 @@ static char description[64];
 
 static void report_to_audit(uid_t uid, uint64_t refused, void *userdata)
 {
-	(void)userdata;
 	audit_rate_limited(uid, refused, description);
 }
 

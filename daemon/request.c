@@ -264,14 +264,11 @@ static int serialize_text(json_object *o, struct printbuf *pb, int level, int fl
 {
 	const char *text = json_object_get_userdata(o);
 
-	(void)level;
-	(void)flags;
 	return printbuf_memappend(pb, text, (int)strlen(text));
 }
 
 static void free_text(json_object *o, void *userdata)
 {
-	(void)o;
 	free(userdata);
 }
 

@@ -143,8 +143,6 @@ static int serialize_part(json_object *o, struct printbuf *pb, int level, int fl
 {
 	const VmPart *part = json_object_get_userdata(o);
 
-	(void)level;
-	(void)flags;
 	if (printbuf_memappend(pb, part->stream->text, (int)part->stream->prefix_len) < 0 ||
 	    printbuf_memappend(pb, part->start, (int)part->len) < 0 ||
 	    printbuf_memappend(pb, "]}", 2) < 0)
@@ -162,7 +160,6 @@ static void vm_stream_free(VmStream *st)
 
 static void vm_stream_disconnected(VarlinkCall *call, void *userdata)
 {
-	(void)call;
 	vm_stream_free(userdata);
 }
 
@@ -309,8 +306,6 @@ static int method_call(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	VmCall *v;
 	int r;
 
-	(void)flags;
-	(void)userdata;
 	r = vm_call_new(call, parameters, &rc, &v);
 	if (r < 0)
 		return r;
@@ -328,7 +323,6 @@ static void watch_on_event(Watch *w, const OpsWatchEvent *e, void *userdata)
 {
 	json_object *p = json_object_new_object();
 
-	(void)w;
 	if (!p)
 		return;
 	json_object_object_add(p, "event",
@@ -341,7 +335,6 @@ static void watch_on_end(Watch *w, int r, void *userdata)
 {
 	VarlinkCall *call = userdata;
 
-	(void)w;
 	if (r < 0 && r != -ESHUTDOWN)
 		(void)varlink_call_error_errno(call, r);
 	else {
@@ -383,8 +376,6 @@ static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallF
 	Watch *w;
 	int r;
 
-	(void)flags;
-	(void)userdata;
 	r = vm_call_new(call, parameters, &rc, &v);
 	if (r < 0)
 		return r;

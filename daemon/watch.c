@@ -98,7 +98,6 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Watch *w = userdata;
 
-	(void)usec;
 	(void)sd_event_source_set_time_relative(s, WATCH_RESCAN_USEC);
 	/* A change seen too early waits here. */
 	if (w->mountinfo)
@@ -111,8 +110,6 @@ static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *user
 {
 	Watch *w = userdata;
 
-	(void)fd;
-	(void)revents;
 	if (mnt_step_start() < w->next_usec) {
 		/* POLLPRI stays until the file is read: off until the timer
 		 * says it is time, which then looks. */
@@ -126,9 +123,6 @@ static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *user
 
 static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	(void)s;
-	(void)fd;
-	(void)revents;
 	/* The process naming the namespace exited: the watch is over. */
 	watch_end(userdata, 0);
 	return 0;

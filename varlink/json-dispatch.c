@@ -130,7 +130,6 @@ int json_dispatch_string(const JsonDispatch *e, json_object *v, void *p, const c
 {
 	char **out = p;
 	const char *s = NULL;
-	(void)bad;
 
 	if (v) {
 		int r = string_check(e, v, &s);
@@ -144,7 +143,6 @@ int json_dispatch_const_string(const JsonDispatch *e, json_object *v, void *p, c
 {
 	const char **out = p;
 	const char *s = NULL;
-	(void)bad;
 
 	if (v) {
 		int r = string_check(e, v, &s);
@@ -158,7 +156,6 @@ int json_dispatch_const_string(const JsonDispatch *e, json_object *v, void *p, c
 int json_dispatch_strv(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
 	char ***out = p;
-	(void)bad;
 
 	if (!v) {
 		*out = strv_free(*out);
@@ -230,7 +227,6 @@ static int unsigned_check(const JsonDispatch *e, json_object *v, uint64_t hi, ui
 int json_dispatch_int64(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
 	int64_t x;
-	(void)bad;
 	if (!v)
 		return 0;
 	int r = signed_check(e, v, INT64_MIN, INT64_MAX, &x);
@@ -243,7 +239,6 @@ int json_dispatch_int64(const JsonDispatch *e, json_object *v, void *p, const ch
 int json_dispatch_int(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
 	int64_t x;
-	(void)bad;
 	if (!v)
 		return 0;
 	int r = signed_check(e, v, INT_MIN, INT_MAX, &x);
@@ -256,7 +251,6 @@ int json_dispatch_int(const JsonDispatch *e, json_object *v, void *p, const char
 int json_dispatch_uint64(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
 	uint64_t x;
-	(void)bad;
 	if (!v)
 		return 0;
 	int r = unsigned_check(e, v, UINT64_MAX, &x);
@@ -269,7 +263,6 @@ int json_dispatch_uint64(const JsonDispatch *e, json_object *v, void *p, const c
 int json_dispatch_uint32(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
 	uint64_t x;
-	(void)bad;
 	if (!v)
 		return 0;
 	int r = unsigned_check(e, v, UINT32_MAX, &x);
@@ -281,8 +274,6 @@ int json_dispatch_uint32(const JsonDispatch *e, json_object *v, void *p, const c
 
 int json_dispatch_boolean(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
-	(void)e;
-	(void)bad;
 	if (!v)
 		return 0;
 	if (!json_object_is_type(v, json_type_boolean))
@@ -294,8 +285,6 @@ int json_dispatch_boolean(const JsonDispatch *e, json_object *v, void *p, const 
 int json_dispatch_fd_index(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
 	uint64_t x;
-	(void)e;
-	(void)bad;
 	if (!v) {
 		*(int *)p = -1;
 		return 0;
@@ -314,7 +303,6 @@ int json_dispatch_enum(const JsonDispatch *e, json_object *v, void *p, const cha
 {
 	const char *const *names = e->data;
 	const char *s;
-	(void)bad;
 
 	if (!v)
 		return 0;
@@ -341,8 +329,6 @@ int json_dispatch_object(const JsonDispatch *e, json_object *v, void *p, const c
 int json_dispatch_json(const JsonDispatch *e, json_object *v, void *p, const char **bad)
 {
 	json_object **out = p;
-	(void)e;
-	(void)bad;
 
 	json_object_put(*out);
 	*out = v ? json_object_get(v) : NULL;

@@ -30,7 +30,6 @@ void vl_server_schedule_idle_check(VarlinkServer *s)
 int vl_on_idle_check(sd_event_source *src, void *userdata)
 {
 	VarlinkServer *s = userdata;
-	(void)src;
 
 	if (s->n_connections > 0 || s->n_pending_calls > 0) {
 		s->idle_since = 0;

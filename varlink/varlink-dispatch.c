@@ -59,7 +59,6 @@ static int vl_get_info(VarlinkCall *c, json_object *parameters, VarlinkCallFlags
 {
 	static const JsonDispatch table[] = {{}};
 	VarlinkServer *s = ud;
-	(void)flags;
 
 	int r = varlink_call_dispatch(c, parameters, table, NULL);
 	if (r < 0)
@@ -92,7 +91,6 @@ static int vl_get_interface_description(VarlinkCall *c, json_object *parameters,
 	};
 	VarlinkServer *s = ud;
 	const char *name = NULL;
-	(void)flags;
 
 	int r = varlink_call_dispatch(c, parameters, table, &name);
 	if (r < 0)
@@ -294,7 +292,6 @@ static void conn_process(Connection *conn)
 int vl_on_conn_defer(sd_event_source *src, void *userdata)
 {
 	Connection *conn = vl_conn_ref(userdata);
-	(void)src;
 
 	conn_process(conn);
 	vl_conn_unref(conn);
@@ -305,8 +302,6 @@ int vl_on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *userdata
 {
 	Connection *conn = vl_conn_ref(userdata);
 	VarlinkServer *s = conn->server;
-	(void)src;
-	(void)fd;
 
 	if (revents & EPOLLOUT)
 		vl_conn_flush(conn);

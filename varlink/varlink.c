@@ -82,8 +82,6 @@ static int on_accept_retry(sd_event_source *src, uint64_t usec, void *userdata)
 {
 	Listener *l = userdata;
 
-	(void)src;
-	(void)usec;
 	return sd_event_source_set_enabled(l->source, SD_EVENT_ON);
 }
 
@@ -91,8 +89,6 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 {
 	Listener *l = userdata;
 	VarlinkServer *s = l->server;
-	(void)src;
-	(void)revents;
 
 	_cleanup_close_ int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (cfd < 0 && (errno == EMFILE || errno == ENFILE)) {

@@ -5,7 +5,7 @@
 
 FUZZ_CC := clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	$(PKG_CFLAGS)
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 FO := $(B)/fuzz/obj

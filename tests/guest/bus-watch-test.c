@@ -75,7 +75,6 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	bool stop = false;
 	int r;
 
-	(void)error;
 	if (!s->path || strcmp(sd_bus_message_get_path(m), s->path) != 0)
 		return 0;
 	if (strcmp(member, "Ready") == 0)

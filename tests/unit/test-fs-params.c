@@ -15,7 +15,6 @@
 
 static void dump(const char *fstype, const char *key, FsParamKind kind, void *userdata)
 {
-	(void)userdata;
 	if (key)
 		printf("%s %s %s\n", fstype, key, fs_param_kind_name(kind));
 	else

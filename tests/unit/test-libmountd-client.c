@@ -147,7 +147,6 @@ static int on_reply(MountdClient *c, MountdReply *r, void *userdata)
 {
 	Stream *s = userdata;
 
-	(void)c;
 	s->n++;
 	strncat(s->events, json_object_get_string(json_object_object_get(r->parameters, "event")),
 		sizeof(s->events) - strlen(s->events) - 2);

@@ -142,7 +142,6 @@ static void test_param_limits(void)
 	}
 	ok(ops_params_validate(many, OPS_PARAMS_MAX, &field) == -E2BIG, "total size cap enforced");
 	memset(big, 'x', MNT_STRING_MAX);
-	(void)big;
 }
 
 static void test_create_validate(void)
@@ -336,9 +335,6 @@ static void test_json_params(void)
 static int child_returns_fd(int root_fd, const int *fds, void *userdata, MntLog *log,
 			    WorkerReply *reply)
 {
-	(void)fds;
-	(void)userdata;
-	(void)log;
 	reply->fds[reply->n_fds++] = openat(root_fd, "tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	reply->value = (uint64_t)getpid();
 	return 0;
@@ -346,10 +342,6 @@ static int child_returns_fd(int root_fd, const int *fds, void *userdata, MntLog 
 
 static int child_fails(int root_fd, const int *fds, void *userdata, MntLog *log, WorkerReply *reply)
 {
-	(void)fds;
-	(void)root_fd;
-	(void)userdata;
-	(void)reply;
 	mnt_log_step(log, "resolve:target", 7);
 	mnt_log_fail(log, "move_mount");
 	return -EXDEV;
@@ -375,11 +367,8 @@ static int child_checks_fds(int root_fd, const int *fds, void *userdata, MntLog 
 {
 	struct stat st;
 
-	(void)root_fd;
-	(void)log;
 	if (fstat(fds[0], &st) < 0)
 		return -errno;
-	(void)userdata;
 	reply->value = st.st_ino;
 	return 0;
 }
@@ -390,10 +379,6 @@ static int child_reports_ns(int root_fd, const int *fds, void *userdata, MntLog 
 {
 	struct stat st;
 
-	(void)root_fd;
-	(void)fds;
-	(void)userdata;
-	(void)log;
 	if (stat("/proc/self/ns/mnt", &st) < 0)
 		return -errno;
 	reply->value = st.st_ino;
@@ -405,9 +390,6 @@ static int child_reports_root(int root_fd, const int *fds, void *userdata, MntLo
 {
 	struct stat st;
 
-	(void)fds;
-	(void)userdata;
-	(void)log;
 	if (fstat(root_fd, &st) < 0)
 		return -errno;
 	reply->value = st.st_ino;

@@ -43,16 +43,11 @@ static json_object *obj_int(const char *key, int64_t v)
 
 static int m_echo(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
-	(void)f;
-	(void)ud;
 	return varlink_call_reply(c, json_object_get(p));
 }
 
 static int m_slow(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
-	(void)p;
-	(void)f;
-	(void)ud;
 	if (n_slow >= ELEMENTSOF(slow_calls))
 		return -ENOSPC;
 	/* Answered later by the test: keep a reference. */
@@ -63,8 +58,6 @@ static int m_slow(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 void slow_reply_all(void)
 {
 	for (unsigned i = 0; i < n_slow; i++) {
-		json_object *n = NULL;
-		(void)n;
 		varlink_call_reply(slow_calls[i], obj_int("n", 100 + i));
 		slow_calls[i] = varlink_call_unref(slow_calls[i]);
 	}
@@ -81,7 +74,6 @@ static int m_stream(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud
 			   .max = 100),
 		{},
 	};
-	(void)ud;
 	int r = varlink_call_dispatch(c, p, t, &a);
 	if (r < 0)
 		return r;
@@ -129,7 +121,6 @@ static void drain_disconnect(VarlinkCall *c, void *ud)
 {
 	DrainState *d = ud;
 
-	(void)c;
 	drain_disconnected = true;
 	d->call = varlink_call_unref(d->call);
 }
@@ -146,8 +137,6 @@ static int m_drain(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 			   .min = 0, .max = 1 << 20),
 		{},
 	};
-	(void)ud;
-	(void)f;
 	int r = varlink_call_dispatch(c, p, t, &a);
 	if (r < 0)
 		return r;
@@ -165,8 +154,6 @@ static int m_big(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
 	json_object *v = NULL;
 
-	(void)f;
-	(void)ud;
 	json_object_object_get_ex(p, "size", &v);
 	return varlink_call_reply(c, obj_pad("i", 0, (size_t)json_object_get_int(v)));
 }
@@ -183,8 +170,6 @@ static int m_typed(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 			   .min = 1, .max = 10),
 		{},
 	};
-	(void)f;
-	(void)ud;
 	int r = varlink_call_dispatch(c, p, t, &a);
 	json_dispatch_done(t, &a);
 	if (r < 0)
@@ -202,8 +187,6 @@ static int m_fd_echo(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *u
 		{},
 	};
 	struct stat st;
-	(void)f;
-	(void)ud;
 	int r = varlink_call_dispatch(c, p, t, &a);
 	if (r < 0)
 		return r;
@@ -229,9 +212,6 @@ static int m_fd_echo(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *u
 
 static int m_fd_count(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
-	(void)p;
-	(void)f;
-	(void)ud;
 	/* Take one, leave the rest for the call to close. */
 	_cleanup_close_ int fd = varlink_call_take_fd(c, 0);
 	if (varlink_call_n_fds(c) > 0 && (fd < 0 || varlink_call_peek_fd(c, 0) != -EBADF))
@@ -241,8 +221,6 @@ static int m_fd_count(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *
 
 static int m_note(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
-	(void)p;
-	(void)ud;
 	if (f & VARLINK_CALL_ONEWAY)
 		notes++;
 	return varlink_call_reply(c, NULL);
@@ -251,9 +229,6 @@ static int m_note(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 static int m_fail(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
 	json_object *v;
-	(void)c;
-	(void)f;
-	(void)ud;
 	if (!json_object_object_get_ex(p, "errno", &v))
 		return -EINVAL;
 	return -json_object_get_int(v);
@@ -261,16 +236,11 @@ static int m_fail(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 
 static int m_forget(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
-	(void)c;
-	(void)p;
-	(void)f;
-	(void)ud;
 	return 0; /* a buggy method: neither answers nor keeps the call */
 }
 
 static void on_hang_disconnect(VarlinkCall *c, void *ud)
 {
-	(void)ud;
 	hung_disconnected = true;
 	/* Answering a gone client fails but ends the call. */
 	int r = varlink_call_reply(c, NULL);
@@ -281,9 +251,6 @@ static void on_hang_disconnect(VarlinkCall *c, void *ud)
 
 static int m_hang(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
-	(void)p;
-	(void)f;
-	(void)ud;
 	hung_call = varlink_call_ref(c);
 	return varlink_call_set_disconnect_callback(c, on_hang_disconnect, NULL);
 }
@@ -303,9 +270,6 @@ static int pidfd_pid(int pidfd)
 static int m_whoami(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 {
 	struct ucred uc;
-	(void)p;
-	(void)f;
-	(void)ud;
 	int r = varlink_call_get_peer_ucred(c, &uc);
 	if (r < 0)
 		return r;
@@ -336,7 +300,5 @@ const VarlinkMethod test_methods[] = {
 
 void on_idle(VarlinkServer *s, void *ud)
 {
-	(void)s;
-	(void)ud;
 	idle_calls++;
 }
