@@ -85,6 +85,18 @@ static int on_accept_retry(sd_event_source *src, uint64_t usec, void *userdata)
 	return sd_event_source_set_enabled(l->source, SD_EVENT_ON);
 }
 
+/* 0 while the process lives, ESRCH once it has exited, else the errno
+ * of asking: a signal arriving meanwhile (EINTR) is no exit. */
+static int vl_pidfd_exited(int pidfd)
+{
+	int r;
+
+	do
+		r = poll(&(struct pollfd){.fd = pidfd, .events = POLLIN}, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? errno : r > 0 ? ESRCH : 0;
+}
+
 static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userdata)
 {
 	Listener *l = userdata;
@@ -132,8 +144,8 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	/* 6.16+ hands out a pidfd of an exited peer too: a pidfd that
 	 * polls readable is a process that has exited. */
 	int err = getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0 ? errno : 0;
-	if (err == 0 && poll(&(struct pollfd){.fd = pidfd, .events = POLLIN}, 1, 0) != 0)
-		err = ESRCH;
+	if (err == 0)
+		err = vl_pidfd_exited(pidfd);
 	if (err != 0) {
 		log_peer(s, uc.uid, SD_NOTICE,
 			 "refusing a connection of pid %d (uid %u): its process cannot be pinned "
