@@ -35,15 +35,16 @@ bool caller_sb_needed(const char *fstype)
 	return false;
 }
 
-/* The helper's answers: a result, and with the first the context's fd. */
-static int send_result(int sock, int r, int fd)
+/* One message of iov's bytes, with fd beside it unless it is negative:
+ * what was sent, or -errno. */
+static ssize_t send_with_fd(int sock, struct iovec *iov, size_t n_iov, int fd)
 {
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int))];
 	} control = {};
-	struct iovec iov = {.iov_base = &r, .iov_len = sizeof(r)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = n_iov};
+	ssize_t n;
 
 	if (fd >= 0) {
 		mh.msg_control = &control;
@@ -54,7 +55,16 @@ static int send_result(int sock, int r, int fd)
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == sizeof(r) ? 0 : -EIO;
+	n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	return n < 0 ? negative_errno() : n;
+}
+
+/* The helper's answers: a result, and with the first the context's fd. */
+static int send_result(int sock, int r, int fd)
+{
+	struct iovec iov = {.iov_base = &r, .iov_len = sizeof(r)};
+
+	return send_with_fd(sock, &iov, 1, fd) == sizeof(r) ? 0 : -EIO;
 }
 
 /* One message into buf, and the fd that came with it (-EBADF if none). */
@@ -299,16 +309,12 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_
 
 int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} control = {};
 	char step[MNT_STEP_MAX];
 	MntFsconfigArgs a;
 	uint64_t start;
 	ParamMsg m = {.op = 'p'};
 	struct iovec iov[3];
-	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 3};
+	ssize_t n;
 	size_t key_size = strlen(p->key) + 1;
 	int r;
 
@@ -327,16 +333,8 @@ int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
 	iov[0] = (struct iovec){.iov_base = &m, .iov_len = sizeof(m)};
 	iov[1] = (struct iovec){.iov_base = p->key, .iov_len = key_size};
 	iov[2] = (struct iovec){.iov_base = (void *)a.value, .iov_len = a.value_size};
-	if (a.aux_is_fd) {
-		mh.msg_control = &control;
-		mh.msg_controllen = sizeof(control);
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &a.aux, sizeof(int));
-	}
-	r = sendmsg(h->sock, &mh, MSG_NOSIGNAL) < 0 ? negative_errno() : recv_result(h->sock, NULL);
+	n = send_with_fd(h->sock, iov, 3, a.aux_is_fd ? a.aux : -EBADF);
+	r = n < 0 ? (int)n : recv_result(h->sock, NULL);
 	(void)mnt_log_drain(log, fs_fd, step);
 	return mnt_log_result(log, step, start, r);
 }
