@@ -59,6 +59,7 @@
 
 #include "bus-args.h"
 #include "bus.h"
+#include "ops-errors.h"
 #include "ops-names.h"
 #include "principal.h"
 #include "request.h"
@@ -398,58 +399,22 @@ static int append_field(sd_bus_message *reply, const OpsReplyField *f, RequestAn
 	}
 }
 
-/* A varlink error name (ops-table.h) as the D-Bus error: the standard
- * names for refusals, io.mountd1.Error.* for the rest.  D-Bus errors
- * carry one string, so MountFailed's holds the step, the errno, every
- * kernel message and the steps done before it, a line each. */
+/* A varlink error as the D-Bus error its table entry (ops-errors.c) names.
+ * sd-bus's own name for ENOMEM, as for every other call that ran out. */
 static int bus_error(sd_bus_error *e, const RequestAnswer *a)
 {
-	json_object *p = a->parameters;
-	int err = (int)json_u64(p, "errno");
+	const OpsError *oe = ops_error_find(a->error);
+	_cleanup_free_ char *text = NULL;
+	int r;
 
-	if (streq(a->error, OPS_ERROR_NAME_INVALID_PARAMETER))
-		return sd_bus_error_setf(e, SD_BUS_ERROR_INVALID_ARGS, "Invalid parameter: %s",
-					 json_str(p, "parameter"));
-	if (streq(a->error, OPS_ERROR_NAME_PERMISSION))
-		return sd_bus_error_setf(e, SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: %s",
-					 json_str(p, "reason"));
-	if (streq(a->error, OPS_ERROR_NAME_LIMIT))
-		return sd_bus_error_set(e, SD_BUS_ERROR_LIMITS_EXCEEDED,
-					"This user has too many calls running, or made too "
-					"many lately (mountd(8))");
-	if (streq(a->error, OPS_ERROR_NAME_NOT_SUPPORTED))
-		return sd_bus_error_setf(e, BUS_ERROR_NOT_SUPPORTED,
-					 "fsinfo attribute not available: %s",
-					 json_str(p, "attribute"));
-	if (streq(a->error, OPS_ERROR_NAME_MOUNT_FAILED)) {
-		_cleanup_free_ char *text = NULL;
-		json_object *list = NULL;
-		size_t size = 0;
-		FILE *f = open_memstream(&text, &size);
-
-		if (!f)
-			return sd_bus_error_set_errno(e, -ENOMEM);
-		fprintf(f, "%s: %s (%s)", json_str(p, "step"), errno_name(err), strerror(err));
-		json_object_object_get_ex(p, "messages", &list);
-		for (size_t i = 0; list && i < json_object_array_length(list); i++) {
-			json_object *m = json_object_array_get_idx(list, i);
-
-			fprintf(f, "\n%s: %s %s", json_str(m, "step"), json_str(m, "level"),
-				json_str(m, "text"));
-		}
-		list = NULL;
-		json_object_object_get_ex(p, "steps", &list);
-		for (size_t i = 0; list && i < json_object_array_length(list); i++)
-			fprintf(f, "%s%s", i ? ", " : "\nsteps done: ",
-				json_str(json_object_array_get_idx(list, i), "step"));
-		if (fclose(f) != 0)
-			return sd_bus_error_set_errno(e, -ENOMEM);
-		return sd_bus_error_set(e, BUS_ERROR_MOUNT_FAILED, text);
-	}
-	if (err == ENOMEM)
+	if (!oe || !oe->bus_name)
+		oe = ops_error_find(OPS_ERROR_NAME_INTERNAL);
+	if (streq(oe->name, OPS_ERROR_NAME_INTERNAL) && json_u64(a->parameters, "errno") == ENOMEM)
 		return sd_bus_error_set_errno(e, -ENOMEM);
-	return sd_bus_error_setf(e, BUS_ERROR_INTERNAL_ERROR, "%s: %s", errno_name(err),
-				 strerror(err));
+	r = oe->bus_text(a->parameters, &text);
+	if (r < 0)
+		return sd_bus_error_set_errno(e, r);
+	return sd_bus_error_set(e, oe->bus_name, text);
 }
 
 static int bus_reply(sd_bus_message *m, const OpsMethod *om, RequestAnswer *a)

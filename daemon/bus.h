@@ -20,13 +20,7 @@
 #define BUS_PATH      "/io/mountd1"
 #define BUS_INTERFACE "io.mountd1.Manager"
 
-/* Error names; they mirror the io.mountd.Mount varlink errors.  Invalid
- * parameters and permission errors use the standard D-Bus names
- * (org.freedesktop.DBus.Error.InvalidArgs / .AccessDenied), as the
- * org.varlink.service ones do on the varlink side. */
-#define BUS_ERROR_MOUNT_FAILED	 "io.mountd1.Error.MountFailed"
-#define BUS_ERROR_NOT_SUPPORTED	 "io.mountd1.Error.NotSupported"
-#define BUS_ERROR_INTERNAL_ERROR "io.mountd1.Error.InternalError"
+/* The error names are the table's: daemon/ops-errors.c. */
 
 typedef struct BusFront BusFront;
 

@@ -79,14 +79,3 @@ const char *ops_watch_event_to_string(OpsWatchEventType t)
 		       "watch_event_names[1 + t]");
 	return (size_t)t < 3 ? watch_event_names[1 + t] : NULL;
 }
-
-OpsErrorKind ops_error_kind(int r, const MntLog *log)
-{
-	if (r == -ENOMEM)
-		return OPS_ERROR_NO_MEMORY;
-	if (log && log->failed_step[0])
-		return OPS_ERROR_MOUNT_FAILED;
-	if (r == -EPERM || r == -EACCES)
-		return OPS_ERROR_PERMISSION_DENIED;
-	return OPS_ERROR_INTERNAL;
-}

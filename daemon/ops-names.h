@@ -49,20 +49,3 @@ const char *ops_atime_to_string(uint64_t attr);
 /* "added", "removed", "changed". */
 const char *ops_watch_event_to_string(OpsWatchEventType t);
 
-/*
- * How a failed operation is reported.  Both front ends map the same way:
- *   -ENOMEM                           → OPS_ERROR_NO_MEMORY
- *   a failed step in log->failed_step → OPS_ERROR_MOUNT_FAILED
- *   -EPERM/-EACCES (no step)          → OPS_ERROR_PERMISSION_DENIED
- *   anything else                     → OPS_ERROR_INTERNAL
- * (-ENOSYS/-EOPNOTSUPP of Info → OPS_ERROR_NOT_SUPPORTED is decided by the
- * Info method itself; validation failures are InvalidParameter.)
- */
-typedef enum OpsErrorKind {
-	OPS_ERROR_NO_MEMORY,
-	OPS_ERROR_MOUNT_FAILED,
-	OPS_ERROR_PERMISSION_DENIED,
-	OPS_ERROR_INTERNAL,
-} OpsErrorKind;
-
-OpsErrorKind ops_error_kind(int r, const MntLog *log);

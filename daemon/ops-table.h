@@ -26,6 +26,7 @@
 #include "authorize.h"
 #include "json-dispatch.h"
 #include "mnt.h"
+#include "ops-errors.h"
 #include "ops.h"
 
 /* Where a method runs. */
@@ -167,20 +168,10 @@ char *ops_mounts_to_text(const OpsListResult *res);
 
 /*
  * Errors: one mapping for both front ends, from a failed operation (or a
- * failed step before it) to a varlink error name and its parameters.  The
- * D-Bus front end maps these names on (see bus.c).
+ * failed step before it) to a varlink error name (ops-errors.h) and its
+ * parameters.  r < 0 of m (NULL: not a method's own failure) with log;
+ * the attribute for NotSupported comes from req.  *ret_params is new.
  */
-#define OPS_ERROR_NAME_MOUNT_FAILED	 "io.mountd.Mount.MountFailed"
-#define OPS_ERROR_NAME_NOT_SUPPORTED	 "io.mountd.Mount.NotSupported"
-#define OPS_ERROR_NAME_INTERNAL		 "io.mountd.Mount.InternalError"
-#define OPS_ERROR_NAME_PERMISSION	 "io.mountd.Mount.PermissionDenied"
-#define OPS_ERROR_NAME_LIMIT		 "io.mountd.Mount.LimitExceeded"
-#define OPS_ERROR_NAME_TOO_LARGE	 "io.mountd.Mount.MessageTooLarge"
-#define OPS_ERROR_NAME_REPLY_TOO_LARGE	 "io.mountd.Mount.ReplyTooLarge"
-#define OPS_ERROR_NAME_INVALID_PARAMETER "org.varlink.service.InvalidParameter"
-
-/* r < 0 of m (NULL: not a method's own failure) with log; the attribute for
- * NotSupported comes from req.  *ret_params is new. */
 int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *log,
 		     const char **ret_name, json_object **ret_params);
 

@@ -5,8 +5,10 @@
  * one; its signature line is the one the D-Bus vtable is built from (bus.c
  * build_vtable()); its "Options:" list names every a{sv} key, nested ones
  * as dotted paths, with its D-Bus type, and nothing else; its "Reply:"
- * list every reply field D-Bus carries.  A key added to the table without
- * a word in the page, or a word for a key that is gone, fails here.
+ * list every reply field D-Bus carries; its ERRORS list names every D-Bus
+ * error of the error table (ops-errors.c) and no other.  A key added to the
+ * table without a word in the page, or a word for a key that is gone,
+ * fails here.
  *
  * Usage: test-dbus-doc [PAGE]   (default: the one in docs/man/, run from the top)
  */
@@ -243,6 +245,45 @@ static void compare(const char *method, const char *what, const List *table, con
 		   what, page->items[i].name);
 }
 
+/* "*NAME*" lines under "# ERRORS" against the error table's D-Bus names. */
+static void test_errors(void)
+{
+	size_t n_page = 0, n_table = 0;
+	bool errors = false;
+
+	for (size_t i = 0; i < ops_errors_n; i++) {
+		bool found = false;
+
+		if (!ops_errors[i].bus_name)
+			continue;
+		n_table++;
+		for (size_t j = 0; j < n_lines; j++) {
+			if (startswith(lines[j], "# "))
+				errors = streq(lines[j], "# ERRORS");
+			found = found || (errors && lines[j][0] == '*' &&
+					  startswith(lines[j] + 1, ops_errors[i].bus_name) &&
+					  streq(lines[j] + 1 + strlen(ops_errors[i].bus_name), "*"));
+		}
+		ok(found, "error %s is documented", ops_errors[i].bus_name);
+	}
+	errors = false;
+	for (size_t j = 0; j < n_lines; j++) {
+		bool known = false;
+
+		if (startswith(lines[j], "# "))
+			errors = streq(lines[j], "# ERRORS");
+		if (!errors || lines[j][0] != '*')
+			continue;
+		n_page++;
+		for (size_t i = 0; i < ops_errors_n; i++)
+			known = known || (ops_errors[i].bus_name &&
+					  startswith(lines[j] + 1, ops_errors[i].bus_name) &&
+					  streq(lines[j] + 1 + strlen(ops_errors[i].bus_name), "*"));
+		ok(known, "documented error %s is one mountd answers", lines[j]);
+	}
+	ok(n_page == n_table, "%zu D-Bus errors in the table, %zu on the page", n_table, n_page);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "docs/man/io.mountd1.5.scd";
@@ -283,6 +324,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ok(n_sections == n_methods, "%zu methods, %zu sections", n_methods, n_sections);
+	test_errors();
 
 	for (size_t i = 0; i < n_lines; i++)
 		free(lines[i]);
