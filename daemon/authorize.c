@@ -7,6 +7,7 @@
 
 #include "authorize.h"
 #include "ops-internal.h"
+#include "ops-table.h"
 #include "util.h"
 
 /* <linux/pidfd.h> clashes with glibc's <fcntl.h>; the ioctl is uapi (6.11). */
@@ -18,10 +19,14 @@ static char *auth_policy_error;
 int auth_policy_load(const char *path)
 {
 	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char **methods = NULL;
 	Policy p = {};
 	int r;
 
-	r = policy_load(&p, path, &err);
+	r = ops_method_names(&methods);
+	if (r < 0)
+		return r;
+	r = policy_load(&p, path, methods, &err);
 	if (r < 0) {
 		fprintf(stderr, "<3>mountd: policy: %s; %s\n", err ?: strerror(-r),
 			auth_policy_good ? "keeping the policy loaded before"
@@ -73,12 +78,13 @@ static bool same_inode(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
-int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns, bool image,
+int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *ns, bool image,
 	      const char *fstype, uint64_t attributes, char **ret_reason)
 {
 	_cleanup_close_ int target = -EBADF, own = -EBADF;
 	PolicyRequest req = {
-		.method = method,
+		.method = m->name,
+		.reads = m->reads,
 		.fstype = fstype,
 		.attributes = attributes,
 		.image = image,

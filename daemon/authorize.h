@@ -13,6 +13,8 @@
 #include "ops.h"
 #include "policy.h"
 
+typedef struct OpsMethod OpsMethod; /* ops-table.h, which includes this */
+
 typedef struct AuthCaller {
 	PolicyCaller id;
 	pid_t pid;
@@ -35,11 +37,11 @@ extern Policy auth_policy;
  * good one is loaded, and every refusal says why.  0 or negative errno. */
 int auth_policy_load(const char *path);
 
-/* 0 when caller may call method (unqualified) on namespace ns (NULL: a
+/* 0 when caller may call method m on namespace ns (NULL: a
  * request that touches no namespace but the caller's own, e.g. a mount fd
  * returned to it); -EPERM when a deny rule decided, -EACCES when no rule
  * allowed it, either with a line a person can act on in *ret_reason (to be
  * freed; NULL for root, whom no rule binds); other negative errnos when the
  * facts could not be gathered. */
-int authorize(const AuthCaller *caller, const char *method, const OpsNamespace *ns, bool image,
+int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *ns, bool image,
 	      const char *fstype, uint64_t attributes, char **ret_reason);

@@ -485,17 +485,13 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
 
 	if (r >= 0)
 		r = -EIO;
-	if (m && m->execute == ops_table_info_execute && (r == -ENOSYS || r == -EOPNOTSUPP)) {
-		const OpsInfoRequest *info = req;
+	if (m && req && m->encode_error) {
+		int k = m->encode_error(req, r, ret_name, ret_params);
 
-		p = json_object_new_object();
-		if (p)
-			json_object_object_add(p, "attribute",
-					       json_object_new_string(info && info->attribute
-									      ? info->attribute
-									      : "statfs"));
-		*ret_name = OPS_ERROR_NAME_NOT_SUPPORTED;
-	} else if (r == -EAGAIN && !(log && log->failed_step[0])) {
+		if (k != 0)
+			return k < 0 ? k : 0;
+	}
+	if (r == -EAGAIN && !(log && log->failed_step[0])) {
 		p = json_object_new_object();
 		*ret_name = OPS_ERROR_NAME_LIMIT;
 	} else if (r != -ENOMEM && log && log->failed_step[0]) {

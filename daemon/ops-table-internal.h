@@ -24,5 +24,3 @@ extern const JsonDispatch ops_attributes_fields[];
 int ops_dispatch_enum(const JsonDispatch *e, json_object *v, void *p, const char **bad);
 int ops_dispatch_atime(const JsonDispatch *e, json_object *v, void *p, const char **bad);
 
-/* Info's execute: its NotSupported error names the attribute. */
-int ops_table_info_execute(const void *req, OpsResult *res, MntLog *log);

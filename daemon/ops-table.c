@@ -169,9 +169,30 @@ static int unmount_execute(const void *req, OpsResult *res, MntLog *log)
 	return ops_unmount(req, log);
 }
 
-int ops_table_info_execute(const void *req, OpsResult *res, MntLog *log)
+static int info_execute(const void *req, OpsResult *res, MntLog *log)
 {
 	return ops_info(req, &res->info, log);
+}
+
+/* fsinfo() missing, or the attribute unknown to the filesystem. */
+static int info_encode_error(const void *req, int r, const char **ret_name,
+			     json_object **ret_params)
+{
+	const OpsInfoRequest *info = req;
+	_cleanup_json_ json_object *p = NULL;
+	json_object *v;
+
+	if (r != -ENOSYS && r != -EOPNOTSUPP)
+		return 0;
+	p = json_object_new_object();
+	v = json_object_new_string(info->attribute ?: "statfs");
+	if (!p || !v || json_object_object_add(p, "attribute", v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	*ret_name = OPS_ERROR_NAME_NOT_SUPPORTED;
+	*ret_params = TAKE_PTR(p);
+	return 1;
 }
 
 static int info_execute_nonblocking(const void *req, int root_fd, uint64_t mnt_ns_id,
@@ -327,9 +348,10 @@ const OpsMethod ops_methods[] = {
 	{
 		WORKER_METHOD_FIELDS("Info", OpsInfoRequest, ops_info_fields, info_init,
 				     ops_info_request_done_p, ops_info_validate_p, info_targets,
-				     ops_table_info_execute, info_result_done, info_reply,
-				     path_args),
+				     info_execute, info_result_done, info_reply, path_args),
 		.execute_nonblocking = info_execute_nonblocking,
+		.encode_error = info_encode_error,
+		.reads = true,
 	},
 	{
 		.name = "List",
@@ -339,6 +361,7 @@ const OpsMethod ops_methods[] = {
 		.result_done = list_result_done,
 		.reply = list_reply,
 		.reply_in_parts = "mounts",
+		.reads = true,
 	},
 	{
 		.name = "Watch",
@@ -347,6 +370,7 @@ const OpsMethod ops_methods[] = {
 		.result_done = no_result_done,
 		.reply = watch_reply,
 		.bus_reply_signature = "o",
+		.reads = true,
 	},
 	{},
 };
@@ -357,4 +381,20 @@ const OpsMethod *ops_method_find(const char *name)
 		if (streq(m->name, name))
 			return m;
 	return NULL;
+}
+
+int ops_method_names(char ***ret)
+{
+	size_t n = 0;
+	char **names;
+
+	while (ops_methods[n].name)
+		n++;
+	names = calloc(n + 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		names[i] = (char *)ops_methods[i].name;
+	*ret = names;
+	return 0;
 }

@@ -114,6 +114,15 @@ typedef struct OpsMethod {
 	int (*execute_nonblocking)(const void *req, int root_fd, uint64_t mnt_ns_id,
 				   OpsResult *res);
 	void (*result_done)(OpsResult *res);
+	/* Optional: the method's own error for r, when it has one (Info's
+	 * NotSupported names the attribute): 1 with *ret_name and
+	 * *ret_params (new) set, 0 for the general mapping, or -ENOMEM. */
+	int (*encode_error)(const void *req, int r, const char **ret_name,
+			    json_object **ret_params);
+	/* It changes nothing: the policy lets a caller read a namespace of
+	 * its own without a rule (policy.c), and an answer whose caller has
+	 * gone is dropped without a warning (request.c). */
+	bool reads;
 	const OpsReplyField *reply;
 	/* Called with "more" (varlink), the reply, which is this array
 	 * alone, comes in parts of whole elements (List: "mounts"); NULL:
@@ -129,6 +138,8 @@ typedef struct OpsMethod {
 extern const OpsMethod ops_methods[]; /* terminated by name == NULL */
 
 const OpsMethod *ops_method_find(const char *name);
+/* The methods' names, NULL-terminated (*ret new; the names are the table's). */
+int ops_method_names(char ***ret);
 
 /* The fds a request's JSON names by index while it is decoded. */
 typedef struct OpsFds {

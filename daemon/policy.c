@@ -19,13 +19,6 @@
 #include "policy.h"
 #include "util.h"
 
-static const char *const known_methods[] = {
-	"Create",  "Bind", "Reconfigure", "SetAttributes", "Move",
-	"Unmount", "Info", "List",	  "Watch",	   NULL,
-};
-
-static const char *const read_methods[] = {"Info", "List", "Watch", NULL};
-
 static const struct {
 	const char *name;
 	uint64_t attr;
@@ -118,7 +111,8 @@ static int parse_id(const char *v, bool group, unsigned *ret)
 }
 
 /* One key=value condition into rule; *ret_what says what is wrong. */
-static int parse_condition(const char *word, PolicyRule *rule, const char **ret_what)
+static int parse_condition(const char *word, char *const *methods, PolicyRule *rule,
+			   const char **ret_what)
 {
 	const char *eq = strchr(word, '='), *v;
 	_cleanup_free_ char *key = NULL;
@@ -159,7 +153,7 @@ static int parse_condition(const char *word, PolicyRule *rule, const char **ret_
 			return r;
 		*ret_what = "unknown method";
 		for (char **m = rule->methods; *m; m++)
-			if (!streq(*m, "*") && !strv_contains((char **)known_methods, *m))
+			if (!streq(*m, "*") && !strv_contains((char **)methods, *m))
 				return -EINVAL;
 	} else if (streq(key, "fstype")) {
 		if (rule->fstypes)
@@ -233,7 +227,8 @@ static int parse_error(char **ret_error, const char *name, unsigned line, const 
 	return -EINVAL;
 }
 
-int policy_parse(Policy *p, const char *text, const char *name, char **ret_error)
+int policy_parse(Policy *p, const char *text, const char *name, char *const *methods,
+		 char **ret_error)
 {
 	_cleanup_free_ char *copy = strdup(text);
 	char *next = NULL;
@@ -272,7 +267,7 @@ int policy_parse(Policy *p, const char *text, const char *name, char **ret_error
 		for (char *w = strtok_r(NULL, " \t\r", &save); w;
 		     w = strtok_r(NULL, " \t\r", &save)) {
 			const char *what = NULL;
-			int r = parse_condition(w, &rule, &what);
+			int r = parse_condition(w, methods, &rule, &what);
 
 			if (r < 0) {
 				rule_done(&rule);
@@ -295,7 +290,7 @@ int policy_parse(Policy *p, const char *text, const char *name, char **ret_error
 	return 0;
 }
 
-int policy_load(Policy *p, const char *path, char **ret_error)
+int policy_load(Policy *p, const char *path, char *const *methods, char **ret_error)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -325,7 +320,7 @@ int policy_load(Policy *p, const char *path, char **ret_error)
 		if (fflush(mem) != 0)
 			return -ENOMEM;
 	}
-	return policy_parse(p, text ?: "", path, ret_error);
+	return policy_parse(p, text ?: "", path, methods, ret_error);
 }
 
 static bool caller_in_group(const PolicyCaller *c, gid_t gid)
@@ -397,7 +392,7 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 			*ret_why = p->rules[i].allow ? "allowed by a rule" : "denied by a rule";
 			return p->rules[i].allow ? 0 : -EPERM;
 		}
-	if (policy_method_reads(req->method) &&
+	if (req->reads &&
 	    ((req->ns_owner != (uid_t)-1 && req->ns_owner == caller->uid) ||
 	     (req->process_owner != (uid_t)-1 && req->process_owner == caller->uid))) {
 		*ret_why = "reading a namespace of the caller's";
@@ -405,11 +400,6 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 	}
 	*ret_why = "no rule allows it";
 	return -EPERM;
-}
-
-bool policy_method_reads(const char *method)
-{
-	return strv_contains((char **)read_methods, method);
 }
 
 uid_t policy_namespace_owner(int mntns_fd)

@@ -59,6 +59,7 @@ typedef struct PolicyCaller {
 /* What a request wants.  Unknown owners are (uid_t)-1. */
 typedef struct PolicyRequest {
 	const char *method;  /* unqualified: "Create" */
+	bool reads;	     /* the method changes nothing (Info, List, Watch) */
 	const char *fstype;  /* Create */
 	uint64_t attributes; /* MOUNT_ATTR_* the request sets on a new mount */
 	bool image;	     /* Create from an image (a loop device over it) */
@@ -68,12 +69,14 @@ typedef struct PolicyRequest {
 } PolicyRequest;
 
 void policy_done(Policy *p);
-/* Parse policy text; on a syntax error returns -EINVAL with a message
- * "NAME:LINE: what is wrong" in *ret_error (to be freed), leaving *p as it
- * was. */
-int policy_parse(Policy *p, const char *text, const char *name, char **ret_error);
+/* Parse policy text whose method= lists may name the methods in methods
+ * (NULL-terminated; the operation table's); on a syntax error returns
+ * -EINVAL with a message "NAME:LINE: what is wrong" in *ret_error (to be
+ * freed), leaving *p as it was. */
+int policy_parse(Policy *p, const char *text, const char *name, char *const *methods,
+		 char **ret_error);
 /* Load a policy file; a missing file is an empty policy. */
-int policy_load(Policy *p, const char *path, char **ret_error);
+int policy_load(Policy *p, const char *path, char *const *methods, char **ret_error);
 
 /* 0 when allowed, -EPERM when not.  *ret_line is the deciding rule's line
  * (0 for the built-in defaults) and *ret_why a static explanation, for the
@@ -84,7 +87,5 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 /* The owner of the user namespace owning mount namespace mntns_fd, or
  * (uid_t)-1. */
 uid_t policy_namespace_owner(int mntns_fd);
-/* Info, List, Watch: methods that only read. */
-bool policy_method_reads(const char *method);
 /* The uid owning process pid (the owner of /proc/PID), or (uid_t)-1. */
 uid_t policy_process_owner(pid_t pid);

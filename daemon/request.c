@@ -223,14 +223,11 @@ static int json_set_namespace(json_object *params, const char *path, int index)
 
 typedef struct Job {
 	RequestCall call;
-	const void *req; /* for errors that need it; NULL once freed */
-	char *attribute; /* Info's, for NotSupported */
 	char *authorized_by;
 } Job;
 
 static void job_free(Job *j)
 {
-	free(j->attribute);
 	free(j->authorized_by);
 	free(j);
 }
@@ -242,7 +239,7 @@ static bool job_namespace_gone(const Job *j, const ExecReply *reply)
 	struct stat st;
 	int fd;
 
-	if (policy_method_reads(j->call.method->name) || !exec_reply_owner_gone(reply) ||
+	if (j->call.method->reads || !exec_reply_owner_gone(reply) ||
 	    fstat(reply->nsfs, &st) < 0)
 		return false;
 	/* The worker that served it is in it still: it does not count. */
@@ -322,13 +319,13 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	}
 	if (r < 0) {
 		_cleanup_(mnt_log_done) MntLog log = {};
-		OpsInfoRequest info = {.attribute = j->attribute};
 
-		/* The executor's own failures: the worker timed out, died or
-		 * the caller has too many calls running (-EAGAIN). */
+		/* The executor's own failures, not the method's: the worker
+		 * timed out, died or the caller has too many calls running
+		 * (-EAGAIN). */
 		if (r != -EAGAIN)
 			mnt_log_fail(&log, "worker");
-		answer_failure(&j->call, &info, r, &log);
+		answer_failure(&j->call, NULL, r, &log);
 	} else {
 		if (msg && json_object_object_get_ex(msg, "error", &v))
 			a.error = json_object_get_string(v);
@@ -429,14 +426,6 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 		}
 		j->call.authorized_by = j->authorized_by;
 	}
-	if (c->method->execute && streq(c->method->name, "Info") &&
-	    ((OpsInfoRequest *)req)->attribute) {
-		j->attribute = strdup(((OpsInfoRequest *)req)->attribute);
-		if (!j->attribute) {
-			job_free(j);
-			return -ENOMEM;
-		}
-	}
 	/* Keyed by namespace and caller: a worker serves one caller's
 	 * requests in one namespace, and is reused for the next. */
 	key = (ExecKey){
@@ -535,8 +524,8 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	if (t->source) {
 		r = pin(t->source, source, &log);
 		if (r >= 0) {
-			r = authorize(&c->caller, c->method->name, t->source, false, NULL,
-				      t->attributes, &reason);
+			r = authorize(&c->caller, c->method, t->source, false, NULL, t->attributes,
+				      &reason);
 			if (r == -EPERM || r == -EACCES)
 				goto denied;
 		}
@@ -556,10 +545,9 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	if (r < 0)
 		goto failed;
 	free(reason);
-	r = authorize(&c->caller, c->method->name, t->target, t->image, t->fstype, t->attributes,
+	r = authorize(&c->caller, c->method, t->target, t->image, t->fstype, t->attributes,
 		      &reason);
-	if (r == -EACCES && c->method->run == OPS_RUN_WORKER &&
-	    !policy_method_reads(c->method->name)) {
+	if (r == -EACCES && c->method->run == OPS_RUN_WORKER && !c->method->reads) {
 		*ret_reason = TAKE_PTR(reason);
 		return 2;
 	}

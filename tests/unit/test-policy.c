@@ -7,17 +7,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ops-table.h"
 #include "policy.h"
 #include "tap.h"
 #include "util.h"
 
 #define UNKNOWN ((uid_t)-1)
 
+/* The names policy files may use: the operation table's, as mountd's. */
+static char **methods;
+
 static void check_parse_error(const char *text, const char *want, const char *name)
 {
 	_cleanup_free_ char *err = NULL;
 	Policy p = {};
-	int r = policy_parse(&p, text, "policy", &err);
+	int r = policy_parse(&p, text, "policy", methods, &err);
 
 	ok(r == -EINVAL && err && streq(err, want), name);
 	if (err && !streq(err, want))
@@ -42,6 +46,7 @@ static int decide_image(const Policy *p, Ask a, bool image, unsigned *ret_line)
 	PolicyCaller c = {.uid = a.uid, .gid = a.uid, .groups = groups, .n_groups = 1};
 	PolicyRequest req = {
 		.method = a.method,
+		.reads = ops_method_find(a.method) && ops_method_find(a.method)->reads,
 		.fstype = a.fstype,
 		.attributes = a.attributes,
 		.ns_is_callers = a.ns_is_callers,
@@ -63,6 +68,9 @@ int main(void)
 	_cleanup_free_ char *err = NULL;
 	Policy p = {};
 	unsigned line = 99;
+
+	if (ops_method_names(&methods) < 0)
+		return 1;
 
 	/* No policy: root does anything; others read what is theirs. */
 	ok(decide(&p, (Ask){0, "Create", "tmpfs", 0, false, 0, 0}, &line) == 0 && line == 0,
@@ -89,7 +97,7 @@ int main(void)
 			"allow user=1000 method=Unmount,Move namespace=own\n"
 			"allow user=2000 method=* namespace=any\n"
 			"deny  method=*\n",
-			"policy", &err) == 0 &&
+			"policy", methods, &err) == 0 &&
 		   p.n_rules == 5,
 	   "parse a valid policy");
 	ok(p.n_rules == 5 && p.rules[0].line == 3 && p.rules[4].line == 7,
@@ -153,13 +161,13 @@ int main(void)
 			  "unknown condition");
 
 	/* A failed parse leaves the previous policy in force. */
-	ok(policy_parse(&p, "allow user=7 method=List\n", "policy", NULL) == 0, "parse one rule");
-	ok(policy_parse(&p, "allow user=7 nonsense\n", "policy", NULL) == -EINVAL &&
+	ok(policy_parse(&p, "allow user=7 method=List\n", "policy", methods, NULL) == 0, "parse one rule");
+	ok(policy_parse(&p, "allow user=7 nonsense\n", "policy", methods, NULL) == -EINVAL &&
 		   p.n_rules == 1 && p.rules[0].uid == 7,
 	   "a bad file does not replace a good policy");
 	policy_done(&p);
 
-	ok(policy_load(&p, "/nonexistent/mountd-policy", &err) == 0 && p.n_rules == 0,
+	ok(policy_load(&p, "/nonexistent/mountd-policy", methods, &err) == 0 && p.n_rules == 0,
 	   "a missing file is an empty policy");
 	ok(policy_process_owner(getpid()) == getuid(), "owner of our own process");
 	ok(policy_process_owner(0) == UNKNOWN, "no owner for pid 0");
@@ -182,7 +190,7 @@ int main(void)
 		unsigned l = 0;
 		Ask a = {1000, "Create", "ext4", 0, false, 1000, 1000};
 		int r;
-		ok(policy_parse(&q, "allow user=1000 method=Create namespace=owned\n", "policy",
+		ok(policy_parse(&q, "allow user=1000 method=Create namespace=owned\n", "policy", methods,
 				&e) == 0 &&
 			   decide_image(&q, a, false, NULL) == 0 &&
 			   decide_image(&q, a, true, NULL) == -EPERM,
@@ -191,17 +199,17 @@ int main(void)
 		ok(policy_parse(&q,
 				"allow user=1000 method=Create namespace=owned image=yes\n"
 				"allow user=1000 method=Create namespace=owned image=no\n",
-				"policy", &e) == 0 &&
+				"policy", methods, &e) == 0 &&
 			   decide_image(&q, a, true, &l) == 0 && l == 1 &&
 			   decide_image(&q, a, false, &l) == 0 && l == 2,
 		   "image=yes matches images only, image=no everything else");
 		policy_done(&q);
-		ok(policy_parse(&q, "deny user=1000 method=Create\nallow image=yes\n", "policy",
+		ok(policy_parse(&q, "deny user=1000 method=Create\nallow image=yes\n", "policy", methods,
 				&e) == 0 &&
 			   decide_image(&q, a, true, &l) == -EPERM && l == 1,
 		   "a deny rule without image= still refuses images");
 		policy_done(&q);
-		r = policy_parse(&q, "allow image=maybe\n", "policy", &e);
+		r = policy_parse(&q, "allow image=maybe\n", "policy", methods, &e);
 		ok(r == -EINVAL && e && strstr(e, "image must be yes or no"),
 		   "image= takes yes or no: %s", strna(e));
 	}
