@@ -137,6 +137,16 @@ int main(void)
 	   "rules do not apply to root");
 	policy_done(&p);
 
+	/* Every method of the table, and only those, may be named. */
+	for (const OpsMethod *m = ops_methods; m->name; m++) {
+		_cleanup_free_ char *text = NULL;
+		Policy q = {};
+
+		ok(asprintf(&text, "allow user=7 method=%s\n", m->name) > 0 &&
+			   policy_parse(&q, text, "policy", methods, NULL) == 0 && q.n_rules == 1,
+		   "method=%s parses", m->name);
+		policy_done(&q);
+	}
 	check_parse_error("allow user=0\nallow method=Fly\n",
 			  "policy:2: unknown method: 'method=Fly'",
 			  "unknown method names its line");
