@@ -294,21 +294,10 @@ static const char *json_str(json_object *o, const char *key)
 	return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "";
 }
 
-static int append_mount_json(sd_bus_message *reply, json_object *e)
+static int append_attributes(sd_bus_message *reply, json_object *attrs)
 {
-	json_object *attrs = NULL;
-	int r;
+	int r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
 
-	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, OPS_MOUNT_ENTRY_SIGNATURE);
-	if (r >= 0)
-		r = sd_bus_message_append(
-			reply, "ttuusssss", json_u64(e, "id"), json_u64(e, "parentId"),
-			(uint32_t)json_u64(e, "oldId"), (uint32_t)json_u64(e, "oldParentId"),
-			json_str(e, "fsType"), json_str(e, "source"), json_str(e, "root"),
-			json_str(e, "mountPoint"), json_str(e, "options"));
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
-	json_object_object_get_ex(e, "attributes", &attrs);
 	if (attrs) {
 		json_object_object_foreach(attrs, key, v)
 		{
@@ -321,12 +310,40 @@ static int append_mount_json(sd_bus_message *reply, json_object *e)
 							    json_object_get_string(v));
 		}
 	}
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "stts", json_str(e, "propagation"),
-					  json_u64(e, "peerGroup"), json_u64(e, "master"),
-					  json_str(e, "device"));
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* A MountEntry's JSON as the struct OPS_MOUNT_ENTRY_SIGNATURE, field by
+ * field of the table, each by its kind. */
+static int append_mount_json(sd_bus_message *reply, json_object *e)
+{
+	int r;
+
+	r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, OPS_MOUNT_ENTRY_SIGNATURE);
+	for (const OpsMountEntryField *f = ops_mount_entry_fields; r >= 0 && f->name; f++) {
+		json_object *v = NULL;
+
+		switch (f->kind) {
+		case OPS_ENTRY_U64:
+			r = sd_bus_message_append_basic(reply, 't',
+							&(uint64_t){json_u64(e, f->name)});
+			break;
+		case OPS_ENTRY_U32:
+			r = sd_bus_message_append_basic(reply, 'u',
+							&(uint32_t){json_u64(e, f->name)});
+			break;
+		case OPS_ENTRY_ATTRIBUTES:
+			json_object_object_get_ex(e, f->name, &v);
+			r = append_attributes(reply, v);
+			break;
+		case OPS_ENTRY_STRING:
+		case OPS_ENTRY_OPT_STRING:
+		case OPS_ENTRY_PROPAGATION:
+		case OPS_ENTRY_DEVICE:
+			r = sd_bus_message_append_basic(reply, 's', json_str(e, f->name));
+			break;
+		}
+	}
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 

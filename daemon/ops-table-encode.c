@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The operation table's answers (see ops-table.h): the JSON encoding of
- * replies (List's mounts written directly) and of errors, and the IDL and
+ * replies (a mount's: ops-mount-entry.c) and of errors, and the IDL and
  * D-Bus types of request and reply fields.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,49 +50,6 @@ static json_object *steps_to_json(const MntLog *log)
 	return a;
 }
 
-static json_object *attributes_to_json(uint64_t attr)
-{
-	json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	for (const JsonDispatch *e = ops_attributes_fields; e->name; e++)
-		json_object_object_add(
-			o, e->name,
-			e->callback == ops_dispatch_atime
-				? json_object_new_string(ops_atime_to_string(attr))
-				: json_object_new_boolean(!!(attr & *(const uint64_t *)e->data)));
-	return o;
-}
-
-json_object *ops_mount_entry_to_json(const OpsMountEntry *e)
-{
-	json_object *o = json_object_new_object();
-	char dev[32];
-
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "id", json_object_new_int64((int64_t)e->id));
-	json_object_object_add(o, "parentId", json_object_new_int64((int64_t)e->parent_id));
-	json_object_object_add(o, "oldId", json_object_new_int64(e->id_old));
-	json_object_object_add(o, "oldParentId", json_object_new_int64(e->parent_id_old));
-	json_object_object_add(o, "fsType", json_object_new_string(e->fstype ?: ""));
-	if (e->source)
-		json_object_object_add(o, "source", json_object_new_string(e->source));
-	json_object_object_add(o, "root", json_object_new_string(e->root ?: ""));
-	json_object_object_add(o, "mountPoint", json_object_new_string(e->mount_point ?: ""));
-	if (e->options)
-		json_object_object_add(o, "options", json_object_new_string(e->options));
-	json_object_object_add(o, "attributes", attributes_to_json(e->attr));
-	json_object_object_add(o, "propagation",
-			       json_object_new_string(mnt_propagation_to_string(e->propagation)));
-	json_object_object_add(o, "peerGroup", json_object_new_int64((int64_t)e->peer_group));
-	json_object_object_add(o, "master", json_object_new_int64((int64_t)e->master));
-	snprintf(dev, sizeof(dev), "%u:%u", e->dev_major, e->dev_minor);
-	json_object_object_add(o, "device", json_object_new_string(dev));
-	return o;
-}
-
 static json_object *info_values_to_json(const OpsInfoResult *res)
 {
 	json_object *a = json_object_new_array();
@@ -123,206 +78,6 @@ static json_object *info_values_to_json(const OpsInfoResult *res)
 		json_object_array_add(a, o);
 	}
 	return a;
-}
-
-/* Where the mounts are written: json-c's buffer, and whether any append
- * failed (no memory), which makes the whole text fail. */
-typedef struct MountsOut {
-	struct printbuf *pb;
-	bool failed;
-} MountsOut;
-
-/* printbuf_memappend_fast(), with its failure kept: an append inline while
- * the buffer has room.  A List of 10k mounts makes ~500k of them. */
-static inline void out_put(MountsOut *o, const char *s, size_t n)
-{
-	struct printbuf *pb = o->pb;
-
-	if (n < (size_t)(pb->size - pb->bpos)) {
-		memcpy(pb->buf + pb->bpos, s, n);
-		pb->bpos += (int)n;
-		pb->buf[pb->bpos] = 0;
-	} else if (n > INT_MAX || printbuf_memappend(pb, s, (int)n) < 0)
-		o->failed = true;
-}
-
-#define out_literal(o, s) out_put((o), (s), sizeof(s) - 1)
-
-/* A JSON string as json-c writes it (JSON_C_TO_STRING_NOSLASHESCAPE). */
-static void out_string(MountsOut *o, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	const char *run = s;
-
-	out_literal(o, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		char u[7] = "\\u00";
-		const char *esc = u;
-
-		switch (c) {
-		case '"':
-			esc = "\\\"";
-			break;
-		case '\\':
-			esc = "\\\\";
-			break;
-		case '\b':
-			esc = "\\b";
-			break;
-		case '\f':
-			esc = "\\f";
-			break;
-		case '\n':
-			esc = "\\n";
-			break;
-		case '\r':
-			esc = "\\r";
-			break;
-		case '\t':
-			esc = "\\t";
-			break;
-		default:
-			if (c >= 0x20)
-				continue;
-			u[4] = hex[c >> 4];
-			u[5] = hex[c & 15];
-			u[6] = 0;
-		}
-		out_put(o, run, (size_t)(s - run));
-		out_put(o, esc, strlen(esc));
-		run = s + 1;
-	}
-	out_put(o, run, (size_t)(s - run));
-	out_literal(o, "\"");
-}
-
-/* A number as json-c writes an int64 ("%" PRId64), without vsnprintf(). */
-static void out_u64(MountsOut *o, uint64_t v)
-{
-	char buf[24], *p = buf + sizeof(buf);
-	bool negative = (int64_t)v < 0; /* json-c's int64: what it would print */
-
-	if (negative)
-		v = -v;
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10));
-	if (negative)
-		*--p = '-';
-	out_put(o, p, (size_t)(buf + sizeof(buf) - p));
-}
-
-/* ops_mount_entry_to_json(e), written as the plain JSON json-c would make
- * of it, without the ~25 objects per mount: what a List of many mounts
- * costs is mostly those (test-ops-table compares the two).  No printf:
- * a List of 10k mounts would make 100k calls of it. */
-static void out_mount_entry(MountsOut *o, const OpsMountEntry *e)
-{
-	out_literal(o, "{\"id\":");
-	out_u64(o, e->id);
-	out_literal(o, ",\"parentId\":");
-	out_u64(o, e->parent_id);
-	out_literal(o, ",\"oldId\":");
-	out_u64(o, e->id_old);
-	out_literal(o, ",\"oldParentId\":");
-	out_u64(o, e->parent_id_old);
-	out_literal(o, ",\"fsType\":");
-	out_string(o, e->fstype ?: "");
-	if (e->source) {
-		out_literal(o, ",\"source\":");
-		out_string(o, e->source);
-	}
-	out_literal(o, ",\"root\":");
-	out_string(o, e->root ?: "");
-	out_literal(o, ",\"mountPoint\":");
-	out_string(o, e->mount_point ?: "");
-	if (e->options) {
-		out_literal(o, ",\"options\":");
-		out_string(o, e->options);
-	}
-	out_literal(o, ",\"attributes\":{");
-	for (const JsonDispatch *f = ops_attributes_fields; f->name; f++) {
-		if (f != ops_attributes_fields)
-			out_literal(o, ",");
-		out_string(o, f->name);
-		out_literal(o, ":");
-		if (f->callback == ops_dispatch_atime)
-			out_string(o, ops_atime_to_string(e->attr));
-		else if (e->attr & *(const uint64_t *)f->data)
-			out_literal(o, "true");
-		else
-			out_literal(o, "false");
-	}
-	out_literal(o, "},\"propagation\":");
-	out_string(o, mnt_propagation_to_string(e->propagation));
-	out_literal(o, ",\"peerGroup\":");
-	out_u64(o, e->peer_group);
-	out_literal(o, ",\"master\":");
-	out_u64(o, e->master);
-	out_literal(o, ",\"device\":\"");
-	out_u64(o, e->dev_major);
-	out_literal(o, ":");
-	out_u64(o, e->dev_minor);
-	out_literal(o, "\"}");
-}
-
-/* 0, or -ENOMEM when the text could not be written whole. */
-static int print_mounts(struct printbuf *pb, const OpsListResult *res)
-{
-	MountsOut o = {.pb = pb};
-
-	out_literal(&o, "[");
-	for (size_t i = 0; i < res->n_mounts && !o.failed; i++) {
-		if (i > 0)
-			out_literal(&o, ",");
-		out_mount_entry(&o, &res->mounts[i]);
-	}
-	out_literal(&o, "]");
-	return o.failed ? -ENOMEM : 0;
-}
-
-static int serialize_mounts(json_object *o, struct printbuf *pb, int level, int flags)
-{
-	return print_mounts(pb, json_object_get_userdata(o)) < 0 ? -1 : 0;
-}
-
-static void free_mounts(json_object *o, void *userdata)
-{
-	ops_list_result_done(userdata);
-	free(userdata);
-}
-
-/* The mounts as an array that serializes straight from the result (taken
- * from res); its elements are not objects of their own.  What reads the
- * JSON back (mountd's loop for D-Bus, the client) sees the same text. */
-static json_object *mounts_to_json(OpsListResult *res)
-{
-	json_object *a = json_object_new_array();
-	OpsListResult *own = malloc(sizeof(*own));
-
-	if (!a || !own) {
-		json_object_put(a);
-		free(own);
-		return NULL;
-	}
-	*own = *res;
-	*res = (OpsListResult){};
-	json_object_set_serializer(a, serialize_mounts, own, free_mounts);
-	return a;
-}
-
-/* Exported for test-ops-table: the text mounts_to_json() writes. */
-char *ops_mounts_to_text(const OpsListResult *res)
-{
-	struct printbuf *pb = printbuf_new();
-	char *s;
-
-	if (!pb)
-		return NULL;
-	s = print_mounts(pb, res) < 0 ? NULL : strndup(pb->buf, (size_t)pb->bpos);
-	printbuf_free(pb);
-	return s;
 }
 
 int ops_reply_encode(const OpsMethod *m, OpsResult *res, const MntLog *log, json_object **ret,
@@ -371,7 +126,7 @@ int ops_reply_encode(const OpsMethod *m, OpsResult *res, const MntLog *log, json
 			v = info_values_to_json(&res->info);
 			break;
 		case OPS_REPLY_MOUNTS:
-			v = mounts_to_json(&res->list);
+			v = ops_mounts_to_json(&res->list);
 			break;
 		case OPS_REPLY_EVENT:
 		case OPS_REPLY_MOUNT:

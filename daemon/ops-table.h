@@ -27,6 +27,7 @@
 #include "json-dispatch.h"
 #include "mnt.h"
 #include "ops-errors.h"
+#include "ops-mount-entry.h"
 #include "ops.h"
 
 /* Where a method runs. */
@@ -34,11 +35,6 @@ typedef enum OpsRun {
 	OPS_RUN_WORKER, /* in an executor worker inside the target namespace */
 	OPS_RUN_WATCH,	/* a stream, in the event loop (watch.c) */
 } OpsRun;
-
-/* A mount as D-Bus carries it: id, parentId, oldId, oldParentId, fsType,
- * source, root, mountPoint, options, attributes, propagation, peerGroup,
- * master, device. */
-#define OPS_MOUNT_ENTRY_SIGNATURE "ttuusssssa{sv}stts"
 
 /* What one reply field holds; each kind has one JSON encoder (from the
  * C result, in the worker) and one D-Bus encoder (from that JSON). */
@@ -171,11 +167,6 @@ const char *ops_reply_kind_idl(OpsReplyKind k, bool *ret_optional);
  * named type (the field's data is that type's table). */
 void ops_field_idl_type(const JsonDispatch *e, char *buf, size_t size);
 
-/* JSON of one mount / the attributes, shared by List, Watch and D-Bus. */
-json_object *ops_mount_entry_to_json(const OpsMountEntry *e);
-/* The JSON text of a List reply's mounts as List writes it, directly from
- * the entries (for the tests: it must equal ops_mount_entry_to_json()'s). */
-char *ops_mounts_to_text(const OpsListResult *res);
 
 /*
  * Errors: one mapping for both front ends, from a failed operation (or a

@@ -294,6 +294,42 @@ static void test_mounts_text(void)
 	json_object_put(a);
 }
 
+/* MountEntry's field list (ops-mount-entry.h) against the IDL's type, in
+ * order; and the JSON of an entry has exactly the listed keys, the D-Bus
+ * struct one complete type per field. */
+static void test_mount_entry(void)
+{
+	const IdlBlock *b = find_block("type", "MountEntry");
+	OpsMountEntry e = {.source = (char *)"s", .options = (char *)"o"};
+	json_object *o = ops_mount_entry_to_json(&e);
+	size_t n = 0, n_types = 0;
+
+	ok(b, "type MountEntry is in the IDL");
+	for (const OpsMountEntryField *f = ops_mount_entry_fields; f->name; f++, n++) {
+		bool optional;
+		const char *type = ops_entry_kind_idl(f->kind, &optional);
+		const IdlField *i = b && n < b->n_in ? &b->in[n] : NULL;
+
+		ok(i && streq(i->name, f->name) && streq(i->type, type) && i->optional == optional,
+		   "MountEntry field %zu: %s %s%s in the table, %s %s%s in the IDL", n, f->name,
+		   optional ? "?" : "", type, i ? i->name : "-", i && i->optional ? "?" : "",
+		   i ? i->type : "-");
+		ok(o && json_object_object_get_ex(o, f->name, NULL), "MountEntry JSON has %s",
+		   f->name);
+	}
+	ok(b && n == b->n_in, "MountEntry: %zu fields in the table, %zu in the IDL", n,
+	   b ? b->n_in : 0);
+	ok(o && (size_t)json_object_object_length(o) == n, "MountEntry JSON: %d keys, %zu fields",
+	   o ? json_object_object_length(o) : -1, n);
+	/* Complete types: a{sv} counts once. */
+	for (const char *c = OPS_MOUNT_ENTRY_SIGNATURE; *c; c++, n_types++)
+		if (*c == 'a')
+			c = strchr(c, '}');
+	ok(n_types == n, "D-Bus %s: %zu types, %zu fields", OPS_MOUNT_ENTRY_SIGNATURE, n_types,
+	   n);
+	json_object_put(o);
+}
+
 /* The error table (ops-errors.c) against the IDL's error declarations, both
  * ways, and what D-Bus callers read of each. */
 static void test_errors(void)
@@ -374,5 +410,6 @@ int main(int argc, char **argv)
 	   n_idl_methods);
 
 	test_errors();
+	test_mount_entry();
 	return tap_done();
 }
