@@ -46,7 +46,8 @@ static pid_t nobody_client(int report)
 /* Runs the server until the child reports; its answer. */
 static char await_report(int report)
 {
-	uint64_t end = now_ms() + 5000;
+	/* Bounded for a test under valgrind on a loaded machine. */
+	uint64_t end = now_ms() + 30000;
 	char c;
 
 	while (now_ms() < end) {
@@ -79,10 +80,11 @@ static char held_answer(int fd)
 }
 
 /* As nobody: six connections each sent 20 calls for answers of 60 kB it
- * does not read for a second ('S' when sent), then it reads everything
- * ('A': every call answered, some with the error) and calls again on a
- * seventh (its answer). */
-static pid_t held_client(int report)
+ * does not read ('S' when sent) until told to (a byte on go: the server has
+ * answered all of them), then it reads everything ('A': every call
+ * answered, some with the error) and calls again on a seventh (its
+ * answer). */
+static pid_t held_client(int report, int go)
 {
 	static const char big[] =
 		"{\"method\":\"org.example.Test.Big\",\"parameters\":{\"size\":60000}}";
@@ -106,10 +108,9 @@ static pid_t held_client(int report)
 				_exit(2);
 	}
 	c = 'S';
-	if (write(report, &c, 1) != 1)
+	if (write(report, &c, 1) != 1 || read(go, &c, 1) != 1)
 		_exit(2);
-	sleep(1);
-	/* Read everything, until nothing comes for a second: the answers
+	/* Read everything, until nothing comes for 3 s: the answers
 	 * (NUL-terminated) and the errors among them. */
 	{
 		static char buf[7][1 << 21];
@@ -120,7 +121,7 @@ static pid_t held_client(int report)
 
 			for (int i = 0; i < 6; i++)
 				p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
-			if (poll(p, 6, 1000) <= 0)
+			if (poll(p, 6, 3000) <= 0)
 				break;
 			for (int i = 0; i < 6; i++) {
 				ssize_t k;
@@ -267,10 +268,11 @@ void test_held_per_uid(const char *dir)
 	_cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
 	char saved[sizeof(sock_path)];
 	char sent, all, drained;
+	uint64_t end;
 	pid_t pid;
-	int p[2];
+	int p[2], go[2], settled;
 
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
 	    side_server_new(dir, "held.sock", saved, &s) < 0 ||
 	    varlink_server_set_held_limit_error(s, "org.example.Test.Held") < 0 ||
 	    varlink_server_listen_path(s, sock_path, 0666) < 0) {
@@ -279,19 +281,27 @@ void test_held_per_uid(const char *dir)
 		return;
 	}
 	varlink_server_set_max_message_size(s, MAX_MSG);
-	pid = held_client(p[1]);
+	pid = held_client(p[1], go[0]);
 	sent = await_report(p[0]);
+	/* The user has sent everything and reads nothing: the server does
+	 * what it can (answers, errors past the limit, then backpressure) and
+	 * comes to rest, with nothing left to do until the user reads. */
+	end = now_ms() + 60000;
+	while ((settled = sd_event_run(event, 0)) != 0 && now_ms() < end)
+		;
+	ok(settled == 0, "the server comes to rest with a user that does not read");
 	{
 		Client *c = client_new();
 		json_object *a;
 
-		pump(500);
 		a = call(c,
 			 "{\"method\":\"org.example.Test.Big\",\"parameters\":{\"size\":60000}}");
 		ok(a && !jhas(a, "error"), "root's answer is sent while a user's are held");
 		json_object_put(a);
 		client_free(c);
 	}
+	if (write(go[1], "G", 1) != 1)
+		ok(false, "tell the user to read: %m");
 	all = await_report(p[0]);
 	drained = await_report(p[0]);
 	ok(sent == 'S' && all == 'A',
@@ -304,6 +314,8 @@ void test_held_per_uid(const char *dir)
 	pump(100);
 	close(p[0]);
 	close(p[1]);
+	close(go[0]);
+	close(go[1]);
 	unlink(sock_path);
 	chmod(dir, 0700);
 	memcpy(sock_path, saved, sizeof(sock_path));
