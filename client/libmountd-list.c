@@ -21,6 +21,7 @@
 #include "json-scan.h"
 #include "libmountd-client-internal.h"
 #include "libmountd-client.h"
+#include "mount-entry.h"
 #include "util.h"
 
 static char *skip_ws(char *p)
@@ -252,25 +253,20 @@ static int read_object(char **pp, MemberFn member, void *userdata)
 
 /* ---- one mount ------------------------------------------------------------ */
 
+/* The names are mountd's: shared/mount-entry.h. */
+#define FLAG(id, name, bit) {name, bit},
+#define PAIR(name, value)   {name, value},
 static const struct {
 	const char *name;
 	uint64_t bit;
-} attribute_flags[] = {
-	{"readOnly", MOUNT_ATTR_RDONLY},       {"noSuid", MOUNT_ATTR_NOSUID},
-	{"noDev", MOUNT_ATTR_NODEV},	       {"noExec", MOUNT_ATTR_NOEXEC},
-	{"noDiratime", MOUNT_ATTR_NODIRATIME}, {"noSymfollow", MOUNT_ATTR_NOSYMFOLLOW},
-};
+} attribute_flags[] = {MOUNT_ATTRIBUTE_FLAGS(FLAG)};
 
 static const struct {
 	const char *name;
 	uint64_t value;
-} atime_names[] = {{"relatime", MOUNT_ATTR_RELATIME},
-		   {"noatime", MOUNT_ATTR_NOATIME},
-		   {"strictatime", MOUNT_ATTR_STRICTATIME}},
-  propagation_names[] = {{"shared", MS_SHARED},
-			 {"slave", MS_SLAVE},
-			 {"private", MS_PRIVATE},
-			 {"unbindable", MS_UNBINDABLE}};
+} atime_names[] = {MOUNT_ATIME_MODES(PAIR)}, propagation_names[] = {MOUNT_PROPAGATIONS(PAIR)};
+#undef FLAG
+#undef PAIR
 
 #define LOOKUP(table, s, ret)                                     \
 	({                                                        \
@@ -311,42 +307,17 @@ static int attribute_member(const char *key, char **pp, void *userdata)
 	return skip_value(pp);
 }
 
-typedef enum FieldKind {
-	F_U64,
-	F_U32,
-	F_STRING,
-	F_STRING_OR_NULL,
-	F_ATTRIBUTES,
-	F_PROPAGATION,
-	F_DEVICE,
-} FieldKind;
-
-/* MountEntry of io.mountd.Mount.varlink, in the order mountd writes it:
- * the next key is looked for first where the last one was. */
+/* MountEntry of io.mountd.Mount.varlink (shared/mount-entry.h), in the
+ * order mountd writes it: the next key is looked for first where the last
+ * one was. */
 static const struct MountField {
 	const char *name;
-	FieldKind kind;
+	MountEntryKind kind;
 	size_t offset;
-	bool optional;
 } mount_fields[] = {
-#define M(n, k, f, o)                             \
-	{                                         \
-		n, k, offsetof(MountdMount, f), o \
-	}
-	M("id", F_U64, id, false),
-	M("parentId", F_U64, parent_id, false),
-	M("oldId", F_U32, old_id, false),
-	M("oldParentId", F_U32, old_parent_id, false),
-	M("fsType", F_STRING, fstype, false),
-	M("source", F_STRING_OR_NULL, source, true),
-	M("root", F_STRING, root, false),
-	M("mountPoint", F_STRING, mount_point, false),
-	M("options", F_STRING_OR_NULL, options, true),
-	M("attributes", F_ATTRIBUTES, attributes, false),
-	M("propagation", F_PROPAGATION, propagation, false),
-	M("peerGroup", F_U64, peer_group, false),
-	M("master", F_U64, master, false),
-	M("device", F_DEVICE, dev_major, false),
+#define M(name, kind, daemon_member, member) \
+	{name, MOUNT_ENTRY_##kind, offsetof(MountdMount, member)},
+	MOUNT_ENTRY_FIELDS(M)
 #undef M
 };
 
@@ -364,29 +335,29 @@ static int read_field(const struct MountField *f, char **pp, MountdMount *m)
 	int r, n;
 
 	switch (f->kind) {
-	case F_U64:
+	case MOUNT_ENTRY_U64:
 		return read_u64(pp, at);
-	case F_U32:
+	case MOUNT_ENTRY_U32:
 		r = read_u64(pp, &v);
 		if (r >= 0 && v > UINT32_MAX)
 			r = -EBADMSG;
 		if (r >= 0)
 			*(uint32_t *)at = (uint32_t)v;
 		return r;
-	case F_STRING_OR_NULL:
+	case MOUNT_ENTRY_OPT_STRING:
 		if (**pp == 'n') {
 			*(const char **)at = NULL;
 			return read_literal(pp, "null");
 		}
 		__attribute__((fallthrough));
-	case F_STRING:
+	case MOUNT_ENTRY_STRING:
 		return read_string_in_place(pp, at);
-	case F_ATTRIBUTES:
+	case MOUNT_ENTRY_ATTRIBUTES:
 		return read_object(pp, attribute_member, at);
-	case F_PROPAGATION:
+	case MOUNT_ENTRY_PROPAGATION:
 		r = read_string_in_place(pp, &s);
 		return r < 0 ? r : LOOKUP(propagation_names, s, (uint64_t *)at);
-	case F_DEVICE:
+	case MOUNT_ENTRY_DEVICE:
 		r = read_string_in_place(pp, &s);
 		if (r < 0)
 			return r;
@@ -426,7 +397,7 @@ static int read_mount(char **pp, MountdMount *m)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < ELEMENTSOF(mount_fields); i++)
-		if (!mount_fields[i].optional && !(mr.seen & 1u << i))
+		if (mount_fields[i].kind != MOUNT_ENTRY_OPT_STRING && !(mr.seen & 1u << i))
 			return -EBADMSG;
 	return 0;
 }

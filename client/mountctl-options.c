@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "mount-entry.h"
 #include "mountctl.h"
 #include "util.h"
 
@@ -19,22 +20,22 @@
  * mount and the filesystem read-only, as mount(8) does). */
 static const struct {
 	const char *word;
-	const char *attribute;
+	uint64_t attribute; /* MOUNT_ATTR_*: its name is mount_attribute_name()'s */
 	bool value;
 	bool sb;
 } attribute_words[] = {
-	{"ro", "readOnly", true, true},
-	{"rw", "readOnly", false, true},
-	{"nosuid", "noSuid", true, false},
-	{"suid", "noSuid", false, false},
-	{"nodev", "noDev", true, false},
-	{"dev", "noDev", false, false},
-	{"noexec", "noExec", true, false},
-	{"exec", "noExec", false, false},
-	{"nodiratime", "noDiratime", true, false},
-	{"diratime", "noDiratime", false, false},
-	{"nosymfollow", "noSymfollow", true, false},
-	{"symfollow", "noSymfollow", false, false},
+	{"ro", MOUNT_ATTR_RDONLY, true, true},
+	{"rw", MOUNT_ATTR_RDONLY, false, true},
+	{"nosuid", MOUNT_ATTR_NOSUID, true, false},
+	{"suid", MOUNT_ATTR_NOSUID, false, false},
+	{"nodev", MOUNT_ATTR_NODEV, true, false},
+	{"dev", MOUNT_ATTR_NODEV, false, false},
+	{"noexec", MOUNT_ATTR_NOEXEC, true, false},
+	{"exec", MOUNT_ATTR_NOEXEC, false, false},
+	{"nodiratime", MOUNT_ATTR_NODIRATIME, true, false},
+	{"diratime", MOUNT_ATTR_NODIRATIME, false, false},
+	{"nosymfollow", MOUNT_ATTR_NOSYMFOLLOW, true, false},
+	{"symfollow", MOUNT_ATTR_NOSYMFOLLOW, false, false},
 };
 
 static const struct {
@@ -143,7 +144,7 @@ int mount_options_add(MountOptions *o, OptionsMode mode, const char *option, con
 		if (!streq(option, attribute_words[i].word))
 			continue;
 		if (attribute_words[i].value || clears) {
-			r = set_attribute(o, attribute_words[i].attribute,
+			r = set_attribute(o, mount_attribute_name(attribute_words[i].attribute),
 					  json_object_new_boolean(attribute_words[i].value));
 			if (r < 0)
 				return r;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mount-entry.h"
 #include "mountctl.h"
 #include "util.h"
 
@@ -67,16 +68,16 @@ static char *vfs_options(json_object *attributes)
 		bool set;
 		const char *word;
 	} flags[] = {
-		{get_bool(attributes, "noSuid"), "nosuid"},
-		{get_bool(attributes, "noDev"), "nodev"},
-		{get_bool(attributes, "noExec"), "noexec"},
+		{get_bool(attributes, mount_attribute_name(MOUNT_ATTR_NOSUID)), "nosuid"},
+		{get_bool(attributes, mount_attribute_name(MOUNT_ATTR_NODEV)), "nodev"},
+		{get_bool(attributes, mount_attribute_name(MOUNT_ATTR_NOEXEC)), "noexec"},
 		{streq_ptr(atime, "noatime"), "noatime"},
-		{get_bool(attributes, "noDiratime"), "nodiratime"},
+		{get_bool(attributes, mount_attribute_name(MOUNT_ATTR_NODIRATIME)), "nodiratime"},
 		/* strictatime is no flag in mountinfo: nothing is shown. */
 		{streq_ptr(atime, "relatime"), "relatime"},
-		{get_bool(attributes, "noSymfollow"), "nosymfollow"},
+		{get_bool(attributes, mount_attribute_name(MOUNT_ATTR_NOSYMFOLLOW)), "nosymfollow"},
 	};
-	char *s = strdup(get_bool(attributes, "readOnly") ? "ro" : "rw");
+	char *s = strdup(get_bool(attributes, mount_attribute_name(MOUNT_ATTR_RDONLY)) ? "ro" : "rw");
 
 	for (size_t i = 0; s && i < ELEMENTSOF(flags); i++)
 		if (flags[i].set) {

@@ -324,22 +324,22 @@ static int append_mount_json(sd_bus_message *reply, json_object *e)
 		json_object *v = NULL;
 
 		switch (f->kind) {
-		case OPS_ENTRY_U64:
+		case MOUNT_ENTRY_U64:
 			r = sd_bus_message_append_basic(reply, 't',
 							&(uint64_t){json_u64(e, f->name)});
 			break;
-		case OPS_ENTRY_U32:
+		case MOUNT_ENTRY_U32:
 			r = sd_bus_message_append_basic(reply, 'u',
 							&(uint32_t){json_u64(e, f->name)});
 			break;
-		case OPS_ENTRY_ATTRIBUTES:
+		case MOUNT_ENTRY_ATTRIBUTES:
 			json_object_object_get_ex(e, f->name, &v);
 			r = append_attributes(reply, v);
 			break;
-		case OPS_ENTRY_STRING:
-		case OPS_ENTRY_OPT_STRING:
-		case OPS_ENTRY_PROPAGATION:
-		case OPS_ENTRY_DEVICE:
+		case MOUNT_ENTRY_STRING:
+		case MOUNT_ENTRY_OPT_STRING:
+		case MOUNT_ENTRY_PROPAGATION:
+		case MOUNT_ENTRY_DEVICE:
 			r = sd_bus_message_append_basic(reply, 's', json_str(e, f->name));
 			break;
 		}

@@ -23,6 +23,7 @@
 #include <linux/openat2.h>
 
 #include "mnt.h"
+#include "mount-entry.h"
 #include "util.h"
 
 #ifndef UMOUNT_NOFOLLOW
@@ -493,13 +494,11 @@ int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, stru
 
 const char *mnt_propagation_to_string(uint64_t prop)
 {
-	/* MS_SHARED etc., as statmount reports them. */
-	if (prop & (1 << 20))
-		return "shared";
-	if (prop & (1 << 19))
-		return "slave";
-	if (prop & (1 << 17))
-		return "unbindable";
+#define NAME(name, bit)     \
+	if (prop & (bit)) \
+		return name;
+	MOUNT_PROPAGATIONS(NAME)
+#undef NAME
 	return "private";
 }
 

@@ -16,28 +16,28 @@
 #include "ops-table-internal.h"
 #include "util.h"
 
-#define FIELD(member, name, kind) \
-	{name, sizeof(name) - 1, OPS_ENTRY_##kind, offsetof(OpsMountEntry, member)},
-const OpsMountEntryField ops_mount_entry_fields[] = {OPS_MOUNT_ENTRY_FIELDS(FIELD){}};
+#define FIELD(name, kind, member, client_member) \
+	{name, sizeof(name) - 1, MOUNT_ENTRY_##kind, offsetof(OpsMountEntry, member)},
+const OpsMountEntryField ops_mount_entry_fields[] = {MOUNT_ENTRY_FIELDS(FIELD){}};
 #undef FIELD
 
 _Static_assert(offsetof(OpsMountEntry, dev_minor) ==
 		       offsetof(OpsMountEntry, dev_major) + sizeof(uint32_t),
-	       "OPS_ENTRY_DEVICE: the minor follows the major");
+	       "MOUNT_ENTRY_DEVICE: the minor follows the major");
 
-const char *ops_entry_kind_idl(OpsEntryKind k, bool *ret_optional)
+const char *ops_entry_kind_idl(MountEntryKind k, bool *ret_optional)
 {
-	*ret_optional = k == OPS_ENTRY_OPT_STRING;
+	*ret_optional = k == MOUNT_ENTRY_OPT_STRING;
 	switch (k) {
-	case OPS_ENTRY_U64:
-	case OPS_ENTRY_U32:
+	case MOUNT_ENTRY_U64:
+	case MOUNT_ENTRY_U32:
 		return "int";
-	case OPS_ENTRY_ATTRIBUTES:
+	case MOUNT_ENTRY_ATTRIBUTES:
 		return "Attributes";
-	case OPS_ENTRY_STRING:
-	case OPS_ENTRY_OPT_STRING:
-	case OPS_ENTRY_PROPAGATION:
-	case OPS_ENTRY_DEVICE:
+	case MOUNT_ENTRY_STRING:
+	case MOUNT_ENTRY_OPT_STRING:
+	case MOUNT_ENTRY_PROPAGATION:
+	case MOUNT_ENTRY_DEVICE:
 		return "string";
 	}
 	return NULL;
@@ -74,26 +74,26 @@ static int field_to_json(const OpsMountEntry *e, const OpsMountEntryField *f, js
 
 	*ret = NULL;
 	switch (f->kind) {
-	case OPS_ENTRY_U64:
+	case MOUNT_ENTRY_U64:
 		*ret = json_object_new_int64((int64_t)MEMBER(e, f, uint64_t));
 		break;
-	case OPS_ENTRY_U32:
+	case MOUNT_ENTRY_U32:
 		*ret = json_object_new_int64(MEMBER(e, f, uint32_t));
 		break;
-	case OPS_ENTRY_STRING:
-	case OPS_ENTRY_OPT_STRING:
+	case MOUNT_ENTRY_STRING:
+	case MOUNT_ENTRY_OPT_STRING:
 		s = MEMBER(e, f, char *);
-		if (!s && f->kind == OPS_ENTRY_OPT_STRING)
+		if (!s && f->kind == MOUNT_ENTRY_OPT_STRING)
 			return 0;
 		*ret = json_object_new_string(s ?: "");
 		break;
-	case OPS_ENTRY_ATTRIBUTES:
+	case MOUNT_ENTRY_ATTRIBUTES:
 		*ret = attributes_to_json(MEMBER(e, f, uint64_t));
 		break;
-	case OPS_ENTRY_PROPAGATION:
+	case MOUNT_ENTRY_PROPAGATION:
 		*ret = json_object_new_string(mnt_propagation_to_string(MEMBER(e, f, uint64_t)));
 		break;
-	case OPS_ENTRY_DEVICE:
+	case MOUNT_ENTRY_DEVICE:
 		snprintf(dev, sizeof(dev), "%u:%u", MEMBER(e, f, uint32_t),
 			 (&MEMBER(e, f, uint32_t))[1]);
 		*ret = json_object_new_string(dev);
@@ -239,7 +239,7 @@ static void out_mount_entry(MountsOut *o, const OpsMountEntry *e)
 	for (const OpsMountEntryField *f = ops_mount_entry_fields; f->name; f++) {
 		const char *s = NULL;
 
-		if (f->kind == OPS_ENTRY_OPT_STRING && !MEMBER(e, f, char *))
+		if (f->kind == MOUNT_ENTRY_OPT_STRING && !MEMBER(e, f, char *))
 			continue;
 		if (!first)
 			out_literal(o, ",");
@@ -248,24 +248,24 @@ static void out_mount_entry(MountsOut *o, const OpsMountEntry *e)
 		out_put(o, f->name, f->name_len);
 		out_literal(o, "\":");
 		switch (f->kind) {
-		case OPS_ENTRY_U64:
+		case MOUNT_ENTRY_U64:
 			out_u64(o, MEMBER(e, f, uint64_t));
 			break;
-		case OPS_ENTRY_U32:
+		case MOUNT_ENTRY_U32:
 			out_u64(o, MEMBER(e, f, uint32_t));
 			break;
-		case OPS_ENTRY_STRING:
-		case OPS_ENTRY_OPT_STRING:
+		case MOUNT_ENTRY_STRING:
+		case MOUNT_ENTRY_OPT_STRING:
 			s = MEMBER(e, f, char *);
 			out_string(o, s ?: "");
 			break;
-		case OPS_ENTRY_ATTRIBUTES:
+		case MOUNT_ENTRY_ATTRIBUTES:
 			out_attributes(o, MEMBER(e, f, uint64_t));
 			break;
-		case OPS_ENTRY_PROPAGATION:
+		case MOUNT_ENTRY_PROPAGATION:
 			out_string(o, mnt_propagation_to_string(MEMBER(e, f, uint64_t)));
 			break;
-		case OPS_ENTRY_DEVICE:
+		case MOUNT_ENTRY_DEVICE:
 			out_literal(o, "\"");
 			out_u64(o, MEMBER(e, f, uint32_t));
 			out_literal(o, ":");

@@ -12,9 +12,12 @@
 #include "ops-names.h"
 #include "util.h"
 
-static const char *const atime_names[] = {"relatime", "noatime", "strictatime"};
-static const uint64_t atime_flags[] = {MOUNT_ATTR_RELATIME, MOUNT_ATTR_NOATIME,
-				       MOUNT_ATTR_STRICTATIME};
+#define NAME(name, value) name,
+#define VALUE(name, value) value,
+static const char *const atime_names[] = {MOUNT_ATIME_MODES(NAME)};
+static const uint64_t atime_flags[] = {MOUNT_ATIME_MODES(VALUE)};
+#undef NAME
+#undef VALUE
 
 static const char *const propagation_names[_OPS_PROPAGATION_MAX] = {
 	[OPS_PROPAGATION_PRIVATE] = "private",

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "mnt.h"
+#include "mount-entry.h"
 #include "ops.h"
 
 /* The names of an enum's values, indexed by value (NULL: a value without a
@@ -32,15 +33,6 @@ extern const OpsEnumNames ops_watch_event_enum; /* "ready", the OpsWatchEventTyp
 /* The value of name s, or -EINVAL. */
 int ops_enum_from_string(const OpsEnumNames *e, const char *s);
 
-/* The per-mount boolean attributes: X(id, name, MOUNT_ATTR_* bit) for each
- * (atime, an enum, is apart). */
-#define OPS_ATTRIBUTE_FLAGS(X)                             \
-	X(rdonly, "readOnly", MOUNT_ATTR_RDONLY)           \
-	X(nosuid, "noSuid", MOUNT_ATTR_NOSUID)             \
-	X(nodev, "noDev", MOUNT_ATTR_NODEV)                \
-	X(noexec, "noExec", MOUNT_ATTR_NOEXEC)             \
-	X(nodiratime, "noDiratime", MOUNT_ATTR_NODIRATIME) \
-	X(nosymfollow, "noSymfollow", MOUNT_ATTR_NOSYMFOLLOW)
 /* "relatime", "noatime", "strictatime". */
 int ops_attributes_set_atime(OpsAttributes *a, const char *name);
 /* The atime mode of a MOUNT_ATTR_* set, by name. */

@@ -231,10 +231,10 @@ static const JsonDispatch namespace_fields[] = {
 };
 
 #define BIT(id, name, bit) static const uint64_t attr_##id = bit;
-OPS_ATTRIBUTE_FLAGS(BIT)
+MOUNT_ATTRIBUTE_FLAGS(BIT)
 #undef BIT
 
-/* One boolean field per OPS_ATTRIBUTE_FLAGS() entry, its bit as data. */
+/* One boolean field per MOUNT_ATTRIBUTE_FLAGS() entry, its bit as data. */
 const JsonDispatch ops_attributes_fields[] = {
 #define FLAG(id, _name, bit)             \
 	{.name = (_name),                \
@@ -242,7 +242,7 @@ const JsonDispatch ops_attributes_fields[] = {
 	 .callback = dispatch_attr_flag, \
 	 .flags = OPTIONAL,              \
 	 .data = &attr_##id},
-	OPS_ATTRIBUTE_FLAGS(FLAG)
+	MOUNT_ATTRIBUTE_FLAGS(FLAG)
 #undef FLAG
 		{.name = "atime",
 		 .type = JSON_T_STRING,

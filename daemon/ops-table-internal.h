@@ -16,7 +16,7 @@ extern const JsonDispatch ops_unmount_fields[];
 extern const JsonDispatch ops_info_fields[];
 extern const JsonDispatch ops_namespace_only_fields[];
 
-/* The attributes object, one field per OPS_ATTRIBUTE_FLAGS() entry and
+/* The attributes object, one field per MOUNT_ATTRIBUTE_FLAGS() entry and
  * "atime": what the encoders write of a mount's attributes. */
 extern const JsonDispatch ops_attributes_fields[];
 
