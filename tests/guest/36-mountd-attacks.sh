@@ -15,7 +15,20 @@ bus() { # method signature args...: output, whether the call failed or not
 }
 mounts_of() { awk '{print $5, $9, $6}' /proc/$1/mountinfo | sort; }
 snapshot() { mounts_of 1 >"$work/host.$1"; mounts_of $container >"$work/ctr.$1"; }
-unchanged() { cmp -s "$work/host.$1" <(mounts_of 1) && cmp -s "$work/ctr.$1" <(mounts_of $container); }
+# As at the snapshot, waited for up to 5 s (a change of the system's own,
+# such as a unit's mount coming and going, passes; one left behind does
+# not); on a change, the lines that differ are the check's output.
+unchanged() {
+	local i
+	for i in $(seq 50); do
+		diff "$work/host.$1" <(mounts_of 1) | sed 's/^/pid 1: /' >"$work/changed"
+		diff "$work/ctr.$1" <(mounts_of $container) | sed 's/^/container: /' >>"$work/changed"
+		[ -s "$work/changed" ] || return 0
+		sleep 0.1
+	done
+	cat "$work/changed"
+	return 1
+}
 in_ctr() { nsenter -t $container -m "$@"; }
 export -f in_ctr
 options_of() { in_ctr findmnt -n -o VFS-OPTIONS "$1"; }
