@@ -71,20 +71,14 @@ static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 
 int ops_setattr(const OpsSetattrRequest *r, MntLog *log)
 {
-	_cleanup_close_ int ns_fd = -EBADF;
 	const char *field;
-	WorkerReply reply;
 	int k;
 
 	k = ops_setattr_validate(r, &field);
 	if (k < 0)
 		return k;
-	ns_fd = ops_namespace_open(&r->ns, log);
-	if (ns_fd < 0)
-		return ns_fd;
-	k = worker_run(ns_fd, r->ns.root, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_ns,
-		       (void *)r, log, &reply);
-	return ops_worker_result(k, &reply, log);
+	return ops_run_in(&r->ns, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_ns,
+			  (void *)r, log, NULL);
 }
 
 void ops_reconfigure_request_done(OpsReconfigureRequest *r)
@@ -172,27 +166,17 @@ static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log
 
 int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 {
-	_cleanup_close_ int ns_fd = -EBADF, fs_fd = -EBADF;
+	_cleanup_close_ int fs_fd = -EBADF;
 	struct fspick_args args = {.r = r};
 	const char *field;
-	WorkerReply reply;
 	int k;
 
 	k = ops_reconfigure_validate(r, &field);
 	if (k < 0)
 		return k;
-	ns_fd = ops_namespace_open(&r->ns, log);
-	if (ns_fd < 0)
-		return ns_fd;
-	k = worker_run(ns_fd, r->ns.root, NULL, 0, fspick_in_ns, &args, log, &reply);
-	k = ops_worker_result(k, &reply, log);
+	k = ops_run_in(&r->ns, NULL, 0, fspick_in_ns, &args, log, &fs_fd);
 	if (k < 0)
 		return k;
-	if (reply.n_fds != 1) {
-		worker_reply_done(&reply);
-		return -EPROTO;
-	}
-	fs_fd = reply.fds[0];
 	(void)mnt_log_drain(log, fs_fd, "fspick");
 
 	/* Nothing reaches the superblock before CMD_RECONFIGURE: a failing

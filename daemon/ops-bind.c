@@ -124,10 +124,9 @@ static int clone_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 {
 	struct clone_args args = {.req = r};
-	_cleanup_close_ int ns_fd = -EBADF, mnt_fd = -EBADF;
+	_cleanup_close_ int mnt_fd = -EBADF;
 	struct mount_attr a;
 	const char *field;
-	WorkerReply reply;
 	int k;
 
 	*ret = (OpsMountResult){.mount_fd = -EBADF};
@@ -135,19 +134,10 @@ int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 	if (k < 0)
 		return k;
 
-	ns_fd = ops_namespace_open(&r->source_ns, log);
-	if (ns_fd < 0)
-		return ns_fd;
-	k = worker_run(ns_fd, r->source_ns.root, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_ns, &args, log,
-		       &reply);
-	k = ops_worker_result(k, &reply, log);
+	k = ops_run_in(&r->source_ns, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_ns, &args,
+		       log, &mnt_fd);
 	if (k < 0)
 		return k;
-	if (reply.n_fds != 1) {
-		worker_reply_done(&reply);
-		return -EPROTO;
-	}
-	mnt_fd = reply.fds[0];
 
 	/* A detached tree may be changed from any namespace. */
 	ops_attributes_to_mount_attr(&r->attr, &a);

@@ -539,27 +539,35 @@ static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 {
 	struct place_args args = {.mount_fd = mount_fd, .place = place};
+
+	return ops_run_in(&place->ns, &mount_fd, 1, place_in_ns, &args, log, NULL);
+}
+
+int ops_run_in(const OpsNamespace *ns, const int *fds, size_t n_fds, WorkerFn fn,
+	       void *userdata, MntLog *log, int *ret_fd)
+{
 	_cleanup_close_ int ns_fd = -EBADF;
 	WorkerReply reply;
 	int r;
 
-	ns_fd = ops_namespace_open(&place->ns, log);
+	ns_fd = ops_namespace_open(ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	r = worker_run(ns_fd, place->ns.root, &mount_fd, 1, place_in_ns, &args, log, &reply);
-	return ops_worker_result(r, &reply, log);
-}
-
-int ops_worker_result(int r, WorkerReply *reply, MntLog *log)
-{
+	r = worker_run(ns_fd, ns->root, fds, n_fds, fn, userdata, log, &reply);
 	/* The function's steps join the log (it traced them itself), whether
 	 * or not it failed. */
-	(void)mnt_log_merge_steps(log, reply->steps, reply->n_steps);
-	if (r < 0 || reply->error < 0) {
-		mnt_log_fail(log, reply->failed_step[0] ? reply->failed_step : "worker");
-		worker_reply_done(reply);
-		return r < 0 ? r : reply->error;
+	(void)mnt_log_merge_steps(log, reply.steps, reply.n_steps);
+	if (r >= 0)
+		r = reply.error;
+	if (r >= 0 && reply.n_fds != (ret_fd ? 1 : 0))
+		r = -EPROTO;
+	if (r < 0) {
+		mnt_log_fail(log, reply.failed_step[0] ? reply.failed_step : "worker");
+		worker_reply_done(&reply);
+		return r;
 	}
+	if (ret_fd)
+		*ret_fd = reply.fds[0];
 	return 0;
 }
 

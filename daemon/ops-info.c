@@ -482,9 +482,8 @@ static int info_of(int fd, const OpsInfoRequest *r, int attr, OpsInfoResult *ret
 
 int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 {
-	_cleanup_close_ int ns_fd = -EBADF, fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF;
 	const char *field;
-	WorkerReply reply;
 	const char *step;
 	int attr, k;
 
@@ -495,18 +494,9 @@ int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log)
 	attr = ops_info_attribute_from_string(r->attribute);
 	ret->attribute = attribute_names[attr];
 
-	ns_fd = ops_namespace_open(&r->ns, log);
-	if (ns_fd < 0)
-		return ns_fd;
-	k = worker_run(ns_fd, r->ns.root, NULL, 0, resolve_in_ns, (void *)r, log, &reply);
-	k = ops_worker_result(k, &reply, log);
+	k = ops_run_in(&r->ns, NULL, 0, resolve_in_ns, (void *)r, log, &fd);
 	if (k < 0)
 		return k;
-	if (reply.n_fds != 1) {
-		worker_reply_done(&reply);
-		return -EPROTO;
-	}
-	fd = reply.fds[0];
 
 	k = info_of(fd, r, attr, ret, &step);
 	/* ENOSYS/EOPNOTSUPP: not a failure of a step but "no answer",

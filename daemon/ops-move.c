@@ -74,19 +74,13 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 
 int ops_move(const OpsMoveRequest *r, MntLog *log)
 {
-	_cleanup_close_ int ns_fd = -EBADF;
 	const char *field;
-	WorkerReply reply;
 	int k;
 
 	k = ops_move_validate(r, &field);
 	if (k < 0)
 		return k;
-	ns_fd = ops_namespace_open(&r->ns, log);
-	if (ns_fd < 0)
-		return ns_fd;
-	k = worker_run(ns_fd, r->ns.root, NULL, 0, move_in_ns, (void *)r, log, &reply);
-	return ops_worker_result(k, &reply, log);
+	return ops_run_in(&r->ns, NULL, 0, move_in_ns, (void *)r, log, NULL);
 }
 
 void ops_unmount_request_done(OpsUnmountRequest *r)
@@ -117,17 +111,11 @@ static int unmount_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 
 int ops_unmount(const OpsUnmountRequest *r, MntLog *log)
 {
-	_cleanup_close_ int ns_fd = -EBADF;
 	const char *field;
-	WorkerReply reply;
 	int k;
 
 	k = ops_unmount_validate(r, &field);
 	if (k < 0)
 		return k;
-	ns_fd = ops_namespace_open(&r->ns, log);
-	if (ns_fd < 0)
-		return ns_fd;
-	k = worker_run(ns_fd, r->ns.root, NULL, 0, unmount_in_ns, (void *)r, log, &reply);
-	return ops_worker_result(k, &reply, log);
+	return ops_run_in(&r->ns, NULL, 0, unmount_in_ns, (void *)r, log, NULL);
 }

@@ -416,10 +416,11 @@ static void test_worker(void)
 		   reply.n_fds == 0,
 	   "failure and its step come back from the worker");
 	{
+		OpsNamespace own = OPS_NAMESPACE_NULL;
 		MntLog log = {};
 
 		mnt_log_step(&log, "fsmount", 1);
-		ok(ops_worker_result(r, &reply, &log) == -EXDEV &&
+		ok(ops_run_in(&own, NULL, 0, child_fails, NULL, &log, NULL) == -EXDEV &&
 			   streq(steps_of(&log), "fsmount,setns,resolve:target") &&
 			   log.steps[2].usec == 7 && streq(log.failed_step, "move_mount"),
 		   "the worker's steps follow ours in the trace, failed step apart: %s",
@@ -673,10 +674,9 @@ static const char *trace_read(int fd)
 
 static void test_trace(void)
 {
-	_cleanup_close_ int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	_cleanup_close_ int rfd = -EBADF, writer = -EBADF;
+	OpsNamespace own = OPS_NAMESPACE_NULL;
 	MntLog log = {};
-	WorkerReply reply;
 	int p[2], k;
 
 	ok(pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0, "trace pipe");
@@ -696,7 +696,7 @@ static void test_trace(void)
 	ok(streq(trace_read(rfd), "message\tfsconfig:a b\te\tbad value\n"),
 	   "so is a message, tabs and newlines in fields made spaces");
 
-	k = worker_run(ns, NULL, NULL, 0, child_fails, NULL, &log, &reply);
+	k = ops_run_in(&own, NULL, 0, child_fails, NULL, &log, NULL);
 	{
 		const char *t = trace_read(rfd);
 
@@ -705,8 +705,7 @@ static void test_trace(void)
 			   strlen(strstr(t, "\nstep\tresolve:target")) == 23,
 		   "a worker traces its steps itself, through the inherited fd");
 	}
-	(void)ops_worker_result(k, &reply, &log);
-	ok(streq(trace_read(rfd), "") && log.n_steps == 3,
+	ok(k == -EXDEV && streq(trace_read(rfd), "") && log.n_steps == 3,
 	   "merging the worker's steps into the log does not trace them twice");
 
 	/* A reader that does not keep up never blocks mountd. */
