@@ -25,13 +25,8 @@ void ops_setattr_request_done(OpsSetattrRequest *r)
 
 int ops_setattr_validate(const OpsSetattrRequest *r, const char **ret_field)
 {
-	int k = ops_path_validate(r->path, false);
+	int k = ops_path_in_namespace_validate(r->path, &r->ns, ret_field);
 
-	if (k < 0) {
-		*ret_field = "path";
-		return k;
-	}
-	k = ops_namespace_validate(&r->ns, "namespace", ret_field);
 	if (k < 0)
 		return k;
 	k = ops_attributes_validate(&r->attr, true, ret_field);
@@ -92,13 +87,8 @@ void ops_reconfigure_request_done(OpsReconfigureRequest *r)
 
 int ops_reconfigure_validate(const OpsReconfigureRequest *r, const char **ret_field)
 {
-	int k = ops_path_validate(r->path, false);
+	int k = ops_path_in_namespace_validate(r->path, &r->ns, ret_field);
 
-	if (k < 0) {
-		*ret_field = "path";
-		return k;
-	}
-	k = ops_namespace_validate(&r->ns, "namespace", ret_field);
 	if (k < 0)
 		return k;
 	if (r->n_params == 0) {

@@ -73,6 +73,18 @@ int ops_namespace_validate(const OpsNamespace *ns, const char *prefix, const cha
 	return 0;
 }
 
+int ops_path_in_namespace_validate(const char *path, const OpsNamespace *ns,
+				   const char **ret_field)
+{
+	int k = ops_path_validate(path, false);
+
+	if (k < 0) {
+		*ret_field = "path";
+		return k;
+	}
+	return ops_namespace_validate(ns, "namespace", ret_field);
+}
+
 int ops_namespace_open(const OpsNamespace *ns, MntLog *log)
 {
 	int fd, type;

@@ -37,6 +37,9 @@ int ops_process_mntns(pid_t pid, int pidfd);
 int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of);
 pid_t ops_namespace_pid(const OpsNamespace *ns);
 int ops_path_validate(const char *path, bool allow_empty);
+/* "path" and "namespace": what a request on an existing mount names. */
+int ops_path_in_namespace_validate(const char *path, const OpsNamespace *ns,
+				   const char **ret_field);
 /* A parameter of fstype as the kernel is to get it from a non-root caller
  * (fs-params.h): a value or a path as given; a block device as an fd the
  * caller opened (read, and write unless read_only), in *ret with *ret_fd

@@ -91,13 +91,7 @@ void ops_unmount_request_done(OpsUnmountRequest *r)
 
 int ops_unmount_validate(const OpsUnmountRequest *r, const char **ret_field)
 {
-	int k = ops_path_validate(r->path, false);
-
-	if (k < 0) {
-		*ret_field = "path";
-		return k;
-	}
-	return ops_namespace_validate(&r->ns, "namespace", ret_field);
+	return ops_path_in_namespace_validate(r->path, &r->ns, ret_field);
 }
 
 static int unmount_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
