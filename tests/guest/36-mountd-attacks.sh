@@ -322,8 +322,10 @@ if pid == 0:
     s.connect("'$SOCK'")
     os._exit(0)
 os.waitpid(pid, 0)
-open("/tmp/ctr/mine/ghost-ready", "w").close()
+# Sent while mountd is stopped, before it is let go: its answer, not a
+# race with its close, is what is read.
 s.sendall(json.dumps({"method": "io.mountd.Mount.Info", "parameters": {"path": "/"}}).encode() + b"\0")
+open("/tmp/ctr/mine/ghost-ready", "w").close()
 s.settimeout(30)
 try:
     print(s.recv(65536).decode() or "EOF")
