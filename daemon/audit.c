@@ -13,6 +13,7 @@
 
 #include "audit.h"
 #include "journal.h"
+#include "log.h"
 #include "ops-table.h"
 #include "util.h"
 
@@ -211,10 +212,9 @@ void audit_shutdown(void)
 		(void)poll(&(struct pollfd){.fd = journal_fd, .events = POLLOUT}, 1, 100);
 	}
 	if (first < n_queued || n_lost > 0)
-		fprintf(stderr,
-			"<4>mountd: %zu request records not sent, %" PRIu64
-			" lost before: the journal took none\n",
-			n_queued - first, n_lost);
+		log_warning("%zu request records not sent, %" PRIu64
+			    " lost before: the journal took none",
+			    n_queued - first, n_lost);
 	while (first < n_queued)
 		journal_record_done(&queue[first++]);
 	free(queue);

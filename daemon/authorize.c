@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "authorize.h"
+#include "log.h"
 #include "ops-internal.h"
 #include "ops-table.h"
 #include "util.h"
@@ -28,9 +29,9 @@ int auth_policy_load(const char *path)
 		return r;
 	r = policy_load(&p, path, methods, &err);
 	if (r < 0) {
-		fprintf(stderr, "<3>mountd: policy: %s; %s\n", err ?: strerror(-r),
-			auth_policy_good ? "keeping the policy loaded before"
-					 : "only root is served until it is fixed");
+		log_error("policy: %s; %s", err ?: strerror(-r),
+			  auth_policy_good ? "keeping the policy loaded before"
+					   : "only root is served until it is fixed");
 		if (!auth_policy_good) {
 			free(auth_policy_error);
 			auth_policy_error = strdup(err ?: strerror(-r));

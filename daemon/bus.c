@@ -59,6 +59,7 @@
 
 #include "bus-args.h"
 #include "bus.h"
+#include "log.h"
 #include "ops-errors.h"
 #include "ops-names.h"
 #include "principal.h"
@@ -815,8 +816,7 @@ static int on_name_acquired(sd_bus_message *m, void *userdata, sd_bus_error *err
 	const sd_bus_error *e = sd_bus_message_get_error(m);
 
 	if (e)
-		fprintf(stderr, "mountd: cannot own %s on the system bus: %s\n", BUS_NAME,
-			e->message ?: e->name);
+		log_error("cannot own %s on the system bus: %s", BUS_NAME, e->message ?: e->name);
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "leftovers.h"
+#include "log.h"
 #include "ops-internal.h"
 #include "rights.h"
 #include "test-hook.h"
@@ -311,15 +312,12 @@ void leftovers_clean(void)
 		if (k >= 0) {
 			k = clean_one(&r);
 			if (k >= 0)
-				fprintf(stderr,
-					"<5>mountd: removed %s, left by a mountd killed while "
-					"making it\n",
-					r.path);
+				log_notice("removed %s, left by a mountd killed while making it",
+					   r.path);
 			else
-				fprintf(stderr,
-					"<5>mountd: left %s alone (%s): no longer what a killed "
-					"mountd made, or not reachable\n",
-					r.path, strerrorname_np(-k) ?: "?");
+				log_notice("left %s alone (%s): no longer what a killed mountd "
+					   "made, or not reachable",
+					   r.path, strerrorname_np(-k) ?: "?");
 			free(r.path);
 		}
 		(void)unlinkat(dirfd(d), de->d_name, 0);

@@ -25,6 +25,7 @@
 #include "caps.h"
 #include "executor.h"
 #include "leftovers.h"
+#include "log.h"
 #include "peerlog.h"
 #include "ratelimit.h"
 #include "request.h"
@@ -113,7 +114,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 {
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading the policy");
 	if (auth_policy_load(policy_path()) >= 0)
-		fprintf(stderr, "<6>mountd: policy %s loaded\n", policy_path());
+		log_info("policy %s loaded", policy_path());
 	(void)sd_notify(0, "READY=1\nSTATUS=Serving io.mountd.Mount");
 	return 0;
 }
@@ -190,7 +191,7 @@ static int setup_rate_limit(Daemon *d)
 	    env_number("MOUNTD_RATE_LIMIT_INTERVAL_SEC", RATELIMIT_INTERVAL_USEC_DEFAULT / 1000000,
 		       &sec) < 0 ||
 	    burst > UINT_MAX || (burst > 0 && (sec == 0 || sec > 24 * 3600))) {
-		fprintf(stderr, "mountd: MOUNTD_RATE_LIMIT_BURST or _INTERVAL_SEC is not valid\n");
+		log_error("MOUNTD_RATE_LIMIT_BURST or _INTERVAL_SEC is not valid");
 		return -EINVAL;
 	}
 	return ratelimit_setup(d->event, (unsigned)burst, (uint64_t)sec * 1000000);
@@ -239,7 +240,7 @@ static void limit_messages_to_memory(VarlinkServer *s)
 	if (max >= VARLINK_DEFAULT_MAX_MESSAGE_SIZE)
 		return;
 	varlink_server_set_max_message_size(s, (size_t)max);
-	fprintf(stderr, "<6>mountd: memory.max %s: messages up to %llu bytes\n", where, max);
+	log_info("memory.max %s: messages up to %llu bytes", where, max);
 }
 
 static int setup_idle_exit(Daemon *d)
@@ -308,8 +309,7 @@ static int parse_argv(int argc, char **argv)
 			return -EINVAL;
 		}
 	if (optind < argc) {
-		fprintf(stderr, "mountd: unexpected argument '%s'; see mountd --help\n",
-			argv[optind]);
+		log_error("unexpected argument '%s'; see mountd --help", argv[optind]);
 		return -EINVAL;
 	}
 	return 1;
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	r = caps_bound();
 	if (r < 0) {
-		fprintf(stderr, "mountd: capabilities: %s\n", strerror(-r));
+		log_error("capabilities: %s", strerror(-r));
 		return 1;
 	}
 
@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 
 	r = sd_event_default(&d.event);
 	if (r < 0) {
-		fprintf(stderr, "mountd: sd-event: %s\n", strerror(-r));
+		log_error("sd-event: %s", strerror(-r));
 		return 1;
 	}
 	(void)sd_event_set_watchdog(d.event, true); /* WATCHDOG=1 if WatchdogSec= */
@@ -383,7 +383,7 @@ int main(int argc, char **argv)
 	/* A client hanging up must not kill us. */
 	signal(SIGPIPE, SIG_IGN);
 	if (r < 0) {
-		fprintf(stderr, "mountd: signals: %s\n", strerror(-r));
+		log_error("signals: %s", strerror(-r));
 		return 1;
 	}
 
@@ -416,7 +416,7 @@ int main(int argc, char **argv)
 		r = sd_event_add_time_relative(d.event, &d.trim_timer, CLOCK_MONOTONIC,
 					       TRIM_AFTER_USEC, 0, on_trim_timer, &d);
 	if (r < 0) {
-		fprintf(stderr, "mountd: varlink: %s\n", strerror(-r));
+		log_error("varlink: %s", strerror(-r));
 		return 1;
 	}
 
@@ -425,26 +425,25 @@ int main(int argc, char **argv)
 	leftovers_clean();
 	r = listen_sockets(&d);
 	if (r == -EADDRINUSE) {
-		fprintf(stderr,
-			"mountd: %s is served by another process (systemd's mountd.socket?); "
-			"not starting a second mountd\n",
-			SOCKET_PATH);
+		log_error("%s is served by another process (systemd's mountd.socket?); "
+			  "not starting a second mountd",
+			  SOCKET_PATH);
 		return 1;
 	}
 	if (r < 0) {
-		fprintf(stderr, "mountd: listen on %s: %s\n", SOCKET_PATH, strerror(-r));
+		log_error("listen on %s: %s", SOCKET_PATH, strerror(-r));
 		return 1;
 	}
 	/* The D-Bus front end is optional: without a system bus (early boot,
 	 * tests) varlink alone is served. */
 	r = bus_front_new(&d.bus, d.event);
 	if (r < 0)
-		fprintf(stderr, "mountd: no D-Bus front end: %s\n", strerror(-r));
+		log_warning("no D-Bus front end: %s", strerror(-r));
 
 	if (d.socket_activated) {
 		r = setup_idle_exit(&d);
 		if (r < 0) {
-			fprintf(stderr, "mountd: idle exit: %s\n", strerror(-r));
+			log_error("idle exit: %s", strerror(-r));
 			return 1;
 		}
 	}
@@ -452,7 +451,7 @@ int main(int argc, char **argv)
 	/* Set up: from here on the loop needs only what caps.h lists. */
 	r = caps_daemon();
 	if (r < 0) {
-		fprintf(stderr, "mountd: capabilities: %s\n", strerror(-r));
+		log_error("capabilities: %s", strerror(-r));
 		return 1;
 	}
 	(void)sd_notify(0, "READY=1\nSTATUS=Serving io.mountd.Mount");

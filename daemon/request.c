@@ -12,6 +12,7 @@
 
 #include "audit.h"
 #include "executor.h"
+#include "log.h"
 #include "nonblocking.h"
 #include "policy.h"
 #include "polkit.h"
@@ -304,10 +305,9 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	 * long as anything (an fd of the namespace the caller holds, say)
 	 * keeps the namespace; a failure would be untrue then. */
 	if (r >= 0 && job_namespace_gone(j, reply))
-		fprintf(stderr,
-			"<5>mountd: %s into a namespace whose last process exited during the "
-			"request: made, and there for as long as something holds the namespace\n",
-			j->call.method->name);
+		log_notice("%s into a namespace whose last process exited during the request: "
+			   "made, and there for as long as something holds the namespace",
+			   j->call.method->name);
 	if (r >= 0 && j->call.parameters_as_text) {
 		a.parameters = parameters_as_text(&reply->json);
 		a.text = a.parameters ? json_object_get_userdata(a.parameters) : NULL;

@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 
 #include "json-scan.h"
+#include "log.h"
 #include "ops-names.h"
 #include "request.h"
 #include "util.h"
@@ -208,8 +209,8 @@ static void vm_stream_next(VarlinkCall *call, void *userdata)
 
 	r = vm_stream_cut(st, size, &end, &next, &last);
 	if (r == -EBADMSG)
-		fprintf(stderr, "<3>mountd: a worker's answer of %zu bytes is no array at %zu\n",
-			strlen(st->text), (size_t)(st->next - st->text));
+		log_error("a worker's answer of %zu bytes is no array at %zu", strlen(st->text),
+			  (size_t)(st->next - st->text));
 	if (r >= 0 && !(o = json_object_new_object()))
 		r = -ENOMEM;
 	if (r < 0) {
