@@ -22,15 +22,15 @@ static int caps_limit(const cap_value_t *want, size_t n, bool drop_permitted)
 	cap_flag_value_t have;
 
 	if (!cur || !next)
-		return -errno;
+		return negative_errno();
 	for (size_t i = 0; i < n; i++) {
 		if (cap_get_flag(cur, want[i], CAP_PERMITTED, &have) < 0)
-			return -errno;
+			return negative_errno();
 		if (have != CAP_SET)
 			continue;
 		if (cap_set_flag(next, CAP_EFFECTIVE, 1, &want[i], CAP_SET) < 0 ||
 		    cap_set_flag(next, CAP_PERMITTED, 1, &want[i], CAP_SET) < 0)
-			return -errno;
+			return negative_errno();
 	}
 	if (!drop_permitted)
 		/* Keep every permitted capability permitted, only not
@@ -39,9 +39,9 @@ static int caps_limit(const cap_value_t *want, size_t n, bool drop_permitted)
 			if (cap_get_flag(cur, c, CAP_PERMITTED, &have) < 0 || have != CAP_SET)
 				continue;
 			if (cap_set_flag(next, CAP_PERMITTED, 1, &c, CAP_SET) < 0)
-				return -errno;
+				return negative_errno();
 		}
-	return cap_set_proc(next) < 0 ? -errno : 0;
+	return cap_set_proc(next) < 0 ? negative_errno() : 0;
 }
 
 int caps_bound(void)
@@ -53,7 +53,7 @@ int caps_bound(void)
 	bool setpcap = false;
 
 	if (!cur)
-		return -errno;
+		return negative_errno();
 	for (cap_value_t c = 0; c < (cap_value_t)cap_max_bits(); c++) {
 		bool kept = false;
 
@@ -64,20 +64,20 @@ int caps_bound(void)
 		if (cap_set_flag(cur, CAP_EFFECTIVE, 1, &c, CAP_CLEAR) < 0 ||
 		    cap_set_flag(cur, CAP_PERMITTED, 1, &c, CAP_CLEAR) < 0 ||
 		    cap_set_flag(cur, CAP_INHERITABLE, 1, &c, CAP_CLEAR) < 0)
-			return -errno;
+			return negative_errno();
 		if (cap_get_bound(c) <= 0)
 			continue;
 		/* CAP_SETPCAP drops the others: it goes last. */
 		if (c == CAP_SETPCAP)
 			setpcap = true;
 		else if (cap_drop_bound(c) < 0)
-			return -errno;
+			return negative_errno();
 	}
 	if (setpcap && cap_drop_bound(CAP_SETPCAP) < 0)
-		return -errno;
+		return negative_errno();
 	if (cap_reset_ambient() < 0)
-		return -errno;
-	return cap_set_proc(cur) < 0 ? -errno : 0;
+		return negative_errno();
+	return cap_set_proc(cur) < 0 ? negative_errno() : 0;
 }
 
 int caps_daemon(void)

@@ -37,12 +37,12 @@ int nonblocking_namespace_root(int nsfs)
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
+		return negative_errno();
 	ready = p[0];
 	pid = fork();
 	if (pid < 0) {
 		safe_close(p[1]);
-		return -errno;
+		return negative_errno();
 	}
 	if (pid == 0) {
 		/* setns() moves root and cwd to the namespace's root, as for a
@@ -58,7 +58,7 @@ int nonblocking_namespace_root(int nsfs)
 		snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
 		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
-			fd = -errno;
+			fd = negative_errno();
 	}
 	(void)kill(pid, SIGKILL);
 	(void)waitpid(pid, NULL, 0);
@@ -97,7 +97,7 @@ int nonblocking_resolve(int root_fd, const char *path)
 		return -EAGAIN;
 	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
 	if (fd < 0)
-		return errno == ELOOP ? -EAGAIN : -errno;
+		return errno == ELOOP ? -EAGAIN : negative_errno();
 	return (int)fd;
 }
 

@@ -301,7 +301,7 @@ int policy_load(Policy *p, const char *path, char *const *methods, char **ret_er
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno != ENOENT)
-			return -errno;
+			return negative_errno();
 		policy_done(p);
 		return 0;
 	}

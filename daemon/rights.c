@@ -37,7 +37,7 @@ int rights_enter(const Rights *r)
 		return 0;
 	entered = true;
 	if (setgroups(r->n_groups, r->groups) < 0) {
-		int k = -errno;
+		int k = negative_errno();
 
 		rights_leave();
 		return k;
@@ -80,7 +80,7 @@ int rights_check_owner(int fd)
 	if (fsuid == 0)
 		return 0;
 	if (fstat(fd, &st) < 0)
-		return -errno;
+		return negative_errno();
 	return st.st_uid == fsuid ? 0 : -EPERM;
 }
 
@@ -138,7 +138,7 @@ int rights_check_idmap(int mount_fd, int userns_fd)
 	if (fsuid == 0)
 		return 0;
 	if (ioctl(userns_fd, NS_GET_OWNER_UID, &owner) < 0)
-		return -errno;
+		return negative_errno();
 	if (owner != fsuid)
 		return -EPERM;
 	return rights_check_owner(mount_fd);

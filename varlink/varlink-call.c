@@ -385,12 +385,12 @@ static int conn_read_peer_groups(Connection *conn)
 
 	/* The first getsockopt() only learns the size (ERANGE). */
 	if (getsockopt(conn->fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) < 0 && errno != ERANGE)
-		return -errno;
+		return negative_errno();
 	groups = malloc(len ?: 1);
 	if (!groups)
 		return -ENOMEM;
 	if (len > 0 && getsockopt(conn->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
-		int r = -errno;
+		int r = negative_errno();
 
 		free(groups);
 		return r;

@@ -350,7 +350,7 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd)
 	 * and the call. */
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
+		return negative_errno();
 
 	Listener *l = calloc(1, sizeof(*l));
 	if (!l)
@@ -400,7 +400,7 @@ int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode)
 
 	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
+		return negative_errno();
 	/* A socket file left by a previous run would make bind() fail; one
 	 * that is still served is not ours to take. */
 	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
@@ -409,12 +409,12 @@ int varlink_server_listen_path(VarlinkServer *s, const char *path, mode_t mode)
 		(void)unlink(path);
 	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
+		return negative_errno();
 	/* chmod before listen(): nobody can connect in between. */
 	if (chmod(path, mode) < 0)
-		return -errno;
+		return negative_errno();
 	if (listen(fd, SOMAXCONN) < 0)
-		return -errno;
+		return negative_errno();
 	return varlink_server_listen_fd(s, TAKE_FD(fd));
 }
 
@@ -428,7 +428,7 @@ int varlink_server_listen_fds(VarlinkServer *s, int n)
 		}
 		/* Not for the workers, nor anything they exec. */
 		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-			return -errno;
+			return negative_errno();
 		int r = varlink_server_listen_fd(s, fd);
 		if (r < 0)
 			return r;
