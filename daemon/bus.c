@@ -540,7 +540,7 @@ static int bus_watch_signal(BusWatch *w, const char *member, sd_bus_message **re
 	return 0;
 }
 
-static void bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userdata)
+static int bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userdata)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	int r;
@@ -554,7 +554,8 @@ static void bus_watch_on_event(Watch *watch, const OpsWatchEvent *e, void *userd
 		r = o ? append_mount_json(m, o) : -ENOMEM;
 	}
 	if (r >= 0)
-		(void)sd_bus_send(NULL, m, NULL);
+		r = sd_bus_send(NULL, m, NULL);
+	return r < 0 ? r : 0;
 }
 
 static void bus_watch_on_end(Watch *watch, int r, void *userdata)

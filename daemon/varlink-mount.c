@@ -320,16 +320,24 @@ static int method_call(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 
 /* ---- Watch: a "more" stream (watch.c drives it) ------------------------------ */
 
-static void watch_on_event(Watch *w, const OpsWatchEvent *e, void *userdata)
+static int watch_on_event(Watch *w, const OpsWatchEvent *e, void *userdata)
 {
-	json_object *p = json_object_new_object();
+	json_object *p = json_object_new_object(), *ev, *mount;
 
-	if (!p)
-		return;
-	json_object_object_add(p, "event",
-			       json_object_new_string(ops_watch_event_to_string(e->type)));
-	json_object_object_add(p, "mount", ops_mount_entry_to_json(&e->mount));
-	(void)varlink_call_notify(userdata, p);
+	ev = json_object_new_string(ops_watch_event_to_string(e->type));
+	mount = ops_mount_entry_to_json(&e->mount);
+	if (!p || !ev || !mount || json_object_object_add(p, "event", ev) < 0) {
+		json_object_put(p);
+		json_object_put(ev);
+		json_object_put(mount);
+		return -ENOMEM;
+	}
+	if (json_object_object_add(p, "mount", mount) < 0) {
+		json_object_put(p);
+		json_object_put(mount);
+		return -ENOMEM;
+	}
+	return varlink_call_notify(userdata, p);
 }
 
 static void watch_on_end(Watch *w, int r, void *userdata)

@@ -89,9 +89,11 @@ static void watch_update(Watch *w)
 		watch_end(w, r);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		w->cb->event(w, &events[i], w->userdata);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = w->cb->event(w, &events[i], w->userdata);
 	ops_watch_events_free(events, n);
+	if (r < 0)
+		watch_end(w, r);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)

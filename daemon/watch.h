@@ -21,8 +21,10 @@
 typedef struct Watch Watch;
 
 typedef struct WatchCallbacks {
-	/* One change of the mount table. */
-	void (*event)(Watch *w, const OpsWatchEvent *e, void *userdata);
+	/* One change of the mount table.  A failure to pass it on (no
+	 * memory, a dead connection) ends the watch with that error: a
+	 * client missing one event would hold a wrong table without knowing. */
+	int (*event)(Watch *w, const OpsWatchEvent *e, void *userdata);
 	/* The watch is over: r == 0 when the namespace went away,
 	 * -ESHUTDOWN when mountd stops, another negative errno when looking
 	 * failed.  Called once, right before the watch frees itself; the
