@@ -255,7 +255,7 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 {
 	_cleanup_(loopdev_donep) LoopDev loop = LOOPDEV_NULL;
-	_cleanup_free_ char *probed = NULL;
+	_cleanup_free_ char *probed = NULL, *reply_fstype = NULL, *reply_loop = NULL;
 	const char *field, *fstype = r->fstype, *source = r->source;
 	int k, mnt_fd;
 
@@ -278,6 +278,13 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 		source = loop.node;
 	}
 
+	/* What the reply says, had before anything is mounted: no mount is
+	 * left behind for an answer that could not be written. */
+	reply_fstype = strdup(fstype);
+	reply_loop = loop.node ? strdup(loop.node) : NULL;
+	if (!reply_fstype || (loop.node && !reply_loop))
+		return -ENOMEM;
+
 	mnt_fd = create_mount(r, fstype, source, log);
 	if (mnt_fd < 0)
 		return mnt_fd;
@@ -285,9 +292,8 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 	k = ops_finish_mount(mnt_fd, &r->place, ret, log);
 	if (k < 0)
 		return k;
-	ret->fstype = strdup(fstype);
-	if (loop.node)
-		ret->loop_device = strdup(loop.node);
+	ret->fstype = TAKE_PTR(reply_fstype);
+	ret->loop_device = TAKE_PTR(reply_loop);
 	/* The loop device stays as long as the mount uses it (autoclear);
 	 * loopdev_done() only drops our own reference. */
 	return 0;
