@@ -57,8 +57,7 @@ static json_object *attributes_to_json(uint64_t attr)
 					 : json_object_new_boolean(
 						   !!(attr & *(const uint64_t *)e->data));
 
-		if (!v || json_object_object_add(o, e->name, v) < 0) {
-			json_object_put(v);
+		if (json_add(o, e->name, v) < 0) {
 			json_object_put(o);
 			return NULL;
 		}
@@ -111,12 +110,8 @@ json_object *ops_mount_entry_to_json(const OpsMountEntry *e)
 	for (const OpsMountEntryField *f = ops_mount_entry_fields; f->name; f++) {
 		json_object *v;
 
-		if (field_to_json(e, f, &v) < 0)
+		if (field_to_json(e, f, &v) < 0 || (v && json_add(o, f->name, v) < 0))
 			return NULL;
-		if (v && json_object_object_add(o, f->name, v) < 0) {
-			json_object_put(v);
-			return NULL;
-		}
 	}
 	return TAKE_PTR(o);
 }

@@ -16,68 +16,67 @@
 
 static json_object *messages_to_json(const MntLog *log)
 {
-	json_object *a = json_object_new_array();
+	_cleanup_json_ json_object *a = json_object_new_array();
 
 	for (size_t i = 0; a && i < log->n_messages; i++) {
 		const MntMessage *msg = &log->messages[i];
-		json_object *o = json_object_new_object();
+		_cleanup_json_ json_object *o = json_object_new_object();
 		char level[2] = {msg->level, 0};
 
-		if (!o)
-			break;
-		json_object_object_add(o, "step", json_object_new_string(msg->step));
-		json_object_object_add(o, "level", json_object_new_string(level));
-		json_object_object_add(o, "text", json_object_new_string(msg->text));
-		json_object_array_add(a, o);
+		if (json_add(o, "step", json_object_new_string(msg->step)) < 0 ||
+		    json_add(o, "level", json_object_new_string(level)) < 0 ||
+		    json_add(o, "text", json_object_new_string(msg->text)) < 0 ||
+		    json_add(a, NULL, TAKE_PTR(o)) < 0)
+			return NULL;
 	}
-	return a;
+	return TAKE_PTR(a);
 }
 
 static json_object *steps_to_json(const MntLog *log)
 {
-	json_object *a = json_object_new_array();
+	_cleanup_json_ json_object *a = json_object_new_array();
 
 	for (size_t i = 0; a && i < log->n_steps; i++) {
-		json_object *o = json_object_new_object();
+		_cleanup_json_ json_object *o = json_object_new_object();
 
-		if (!o)
-			break;
-		json_object_object_add(o, "step", json_object_new_string(log->steps[i].name));
-		json_object_object_add(o, "usec",
-				       json_object_new_int64((int64_t)log->steps[i].usec));
-		json_object_array_add(a, o);
+		if (json_add(o, "step", json_object_new_string(log->steps[i].name)) < 0 ||
+		    json_add(o, "usec", json_object_new_int64((int64_t)log->steps[i].usec)) < 0 ||
+		    json_add(a, NULL, TAKE_PTR(o)) < 0)
+			return NULL;
 	}
-	return a;
+	return TAKE_PTR(a);
+}
+
+static json_object *info_value_to_json(const OpsValue *v)
+{
+	_cleanup_json_ json_object *o = json_object_new_object();
+	int r = json_add(o, "name", json_object_new_string(v->name));
+
+	switch (v->type) {
+	case OPS_VALUE_U64:
+		r = r ?: json_add(o, "number", json_object_new_uint64(v->u));
+		break;
+	case OPS_VALUE_S64:
+		r = r ?: json_add(o, "number", json_object_new_int64(v->s));
+		break;
+	case OPS_VALUE_STRING:
+		r = r ?: json_add(o, "text", json_object_new_string(v->str ?: ""));
+		break;
+	case OPS_VALUE_BOOL:
+		r = r ?: json_add(o, "flag", json_object_new_boolean(v->b));
+		break;
+	}
+	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
 static json_object *info_values_to_json(const OpsInfoResult *res)
 {
-	json_object *a = json_object_new_array();
+	_cleanup_json_ json_object *a = json_object_new_array();
 
-	for (size_t i = 0; a && i < res->n_values; i++) {
-		const OpsValue *v = &res->values[i];
-		json_object *o = json_object_new_object();
-
-		if (!o)
-			break;
-		json_object_object_add(o, "name", json_object_new_string(v->name));
-		switch (v->type) {
-		case OPS_VALUE_U64:
-			json_object_object_add(o, "number", json_object_new_uint64(v->u));
-			break;
-		case OPS_VALUE_S64:
-			json_object_object_add(o, "number", json_object_new_int64(v->s));
-			break;
-		case OPS_VALUE_STRING:
-			json_object_object_add(o, "text", json_object_new_string(v->str ?: ""));
-			break;
-		case OPS_VALUE_BOOL:
-			json_object_object_add(o, "flag", json_object_new_boolean(v->b));
-			break;
-		}
-		json_object_array_add(a, o);
-	}
-	return a;
+	for (size_t i = 0; a && i < res->n_values; i++)
+		if (json_add(a, NULL, info_value_to_json(&res->values[i])) < 0)
+			return NULL;
+	return TAKE_PTR(a);
 }
 
 int ops_reply_encode(const OpsMethod *m, OpsResult *res, const MntLog *log, json_object **ret,
@@ -133,9 +132,8 @@ int ops_reply_encode(const OpsMethod *m, OpsResult *res, const MntLog *log, json
 		case _OPS_REPLY_KIND_MAX:
 			continue; /* streamed by the front ends */
 		}
-		if (!v)
+		if (json_add(p, f->name, v) < 0)
 			return -ENOMEM;
-		json_object_object_add(p, f->name, v);
 	}
 	*ret = TAKE_PTR(p);
 	return 0;
@@ -223,26 +221,24 @@ const char *ops_reply_kind_idl(OpsReplyKind k, bool *ret_optional)
 
 static json_object *errno_json(int r)
 {
-	json_object *p = json_object_new_object();
+	_cleanup_json_ json_object *p = json_object_new_object();
 
-	if (p) {
-		json_object_object_add(p, "errno", json_object_new_int(-r));
-		json_object_object_add(p, "errnoName",
-				       json_object_new_string(strerrorname_np(-r) ?: "?"));
-	}
-	return p;
+	if (json_add(p, "errno", json_object_new_int(-r)) < 0 ||
+	    json_add(p, "errnoName", json_object_new_string(strerrorname_np(-r) ?: "?")) < 0)
+		return NULL;
+	return TAKE_PTR(p);
 }
 
 int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *log,
 		     const char **ret_name, json_object **ret_params)
 {
-	json_object *p;
+	_cleanup_json_ json_object *p = NULL;
+	int k = 0;
 
 	if (r >= 0)
 		r = -EIO;
 	if (m && req && m->encode_error) {
-		int k = m->encode_error(req, r, ret_name, ret_params);
-
+		k = m->encode_error(req, r, ret_name, ret_params);
 		if (k != 0)
 			return k < 0 ? k : 0;
 	}
@@ -251,14 +247,11 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
 		*ret_name = OPS_ERROR_NAME_LIMIT;
 	} else if (r != -ENOMEM && log && log->failed_step[0]) {
 		p = json_object_new_object();
-		if (p) {
-			json_object_object_add(p, "step", json_object_new_string(log->failed_step));
-			json_object_object_add(p, "errno", json_object_new_int(-r));
-			json_object_object_add(p, "errnoName",
-					       json_object_new_string(strerrorname_np(-r) ?: "?"));
-			json_object_object_add(p, "messages", messages_to_json(log));
-			json_object_object_add(p, "steps", steps_to_json(log));
-		}
+		k = json_add(p, "step", json_object_new_string(log->failed_step)) ?:
+			json_add(p, "errno", json_object_new_int(-r)) ?:
+			json_add(p, "errnoName", json_object_new_string(strerrorname_np(-r) ?: "?")) ?:
+			json_add(p, "messages", messages_to_json(log)) ?:
+			json_add(p, "steps", steps_to_json(log));
 		*ret_name = OPS_ERROR_NAME_MOUNT_FAILED;
 	} else if (r == -EPERM || r == -EACCES) {
 		char reason[128];
@@ -266,15 +259,14 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
 		p = json_object_new_object();
 		snprintf(reason, sizeof(reason), "%s: %s", strerrorname_np(-r) ?: "?",
 			 strerror(-r));
-		if (p)
-			json_object_object_add(p, "reason", json_object_new_string(reason));
+		k = json_add(p, "reason", json_object_new_string(reason));
 		*ret_name = OPS_ERROR_NAME_PERMISSION;
 	} else {
 		p = errno_json(r);
 		*ret_name = OPS_ERROR_NAME_INTERNAL;
 	}
-	if (!p)
+	if (k < 0 || !p)
 		return -ENOMEM;
-	*ret_params = p;
+	*ret_params = TAKE_PTR(p);
 	return 0;
 }

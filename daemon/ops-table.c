@@ -180,16 +180,12 @@ static int info_encode_error(const void *req, int r, const char **ret_name,
 {
 	const OpsInfoRequest *info = req;
 	_cleanup_json_ json_object *p = NULL;
-	json_object *v;
 
 	if (r != -ENOSYS && r != -EOPNOTSUPP)
 		return 0;
 	p = json_object_new_object();
-	v = json_object_new_string(info->attribute ?: "statfs");
-	if (!p || !v || json_object_object_add(p, "attribute", v) < 0) {
-		json_object_put(v);
+	if (json_add(p, "attribute", json_object_new_string(info->attribute ?: "statfs")) < 0)
 		return -ENOMEM;
-	}
 	*ret_name = OPS_ERROR_NAME_NOT_SUPPORTED;
 	*ret_params = TAKE_PTR(p);
 	return 1;

@@ -84,8 +84,11 @@ static void answer_invalid(const RequestCall *c, int r, const char *field)
 	}
 	a.error = OPS_ERROR_NAME_INVALID_PARAMETER;
 	a.parameters = json_object_new_object();
-	if (a.parameters)
-		json_object_object_add(a.parameters, "parameter", json_object_new_string(field));
+	if (json_add(a.parameters, "parameter", json_object_new_string(field)) < 0) {
+		json_object_put(a.parameters);
+		answer_failure(c, NULL, -ENOMEM, NULL);
+		return;
+	}
 	answer(c, &a);
 }
 
@@ -210,14 +213,13 @@ static int json_set_namespace(json_object *params, const char *path, int index)
 		key = dot + 1;
 	}
 	ns = json_object_new_object();
-	if (!ns)
+	if (json_add(ns, "mntnsFd", json_object_new_int(index)) < 0)
 		return -ENOMEM;
-	json_object_object_add(ns, "mntnsFd", json_object_new_int(index));
 	if (json_object_object_get_ex(o, key, &old) && json_object_is_type(old, json_type_object) &&
-	    json_object_object_get_ex(old, "root", &root))
-		json_object_object_add(ns, "root", json_object_get(root));
-	json_object_object_add(o, key, ns);
-	return 0;
+	    json_object_object_get_ex(old, "root", &root) &&
+	    json_add(ns, "root", json_object_get(root)) < 0)
+		return -ENOMEM;
+	return json_add(o, key, TAKE_PTR(ns));
 }
 
 /* ---- running in a worker -------------------------------------------------- */
@@ -343,23 +345,20 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	pending_dec();
 }
 
-/* A non-root caller's identity, for the worker to look paths up with
- * (rights.h). */
+/* The caller's identity, for the worker to look paths up with (rights.h);
+ * root's too, so that no message is taken for root's by what it lacks. */
 static int caller_to_json(const AuthCaller *caller, json_object *msg)
 {
-	json_object *c = json_object_new_object(), *groups = json_object_new_array();
+	_cleanup_json_ json_object *c = json_object_new_object(), *groups = json_object_new_array();
 
-	if (!c || !groups) {
-		json_object_put(c);
-		json_object_put(groups);
+	if (json_add(c, "uid", json_object_new_int64(caller->id.uid)) < 0 ||
+	    json_add(c, "gid", json_object_new_int64(caller->id.gid)) < 0)
 		return -ENOMEM;
-	}
-	json_object_object_add(c, "uid", json_object_new_int64(caller->id.uid));
-	json_object_object_add(c, "gid", json_object_new_int64(caller->id.gid));
 	for (size_t i = 0; i < caller->id.n_groups; i++)
-		json_object_array_add(groups, json_object_new_int64(caller->id.groups[i]));
-	json_object_object_add(c, "groups", groups);
-	json_object_object_add(msg, "caller", c);
+		if (json_add(groups, NULL, json_object_new_int64(caller->id.groups[i])) < 0)
+			return -ENOMEM;
+	if (json_add(c, "groups", TAKE_PTR(groups)) < 0 || json_add(msg, "caller", TAKE_PTR(c)) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -402,13 +401,12 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	msg = json_object_new_object();
 	if (!msg)
 		return -ENOMEM;
-	json_object_object_add(msg, "method", json_object_new_string(c->method->name));
-	json_object_object_add(msg, "parameters", TAKE_PTR(params));
-	if (caller->id.uid != 0) {
-		r = caller_to_json(caller, msg);
-		if (r < 0)
-			return r;
-	}
+	if (json_add(msg, "method", json_object_new_string(c->method->name)) < 0 ||
+	    json_add(msg, "parameters", TAKE_PTR(params)) < 0)
+		return -ENOMEM;
+	r = caller_to_json(caller, msg);
+	if (r < 0)
+		return r;
 	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
 	if (!text)
 		return -ENOMEM;
@@ -469,9 +467,8 @@ static void answer_denied(const RequestCall *c, const char *reason)
 	RequestAnswer a = {.error = OPS_ERROR_NAME_PERMISSION};
 
 	a.parameters = json_object_new_object();
-	if (a.parameters)
-		json_object_object_add(a.parameters, "reason",
-				       json_object_new_string(reason ?: "denied by policy"));
+	/* Without memory for the reason, still a refusal, with none. */
+	(void)json_add(a.parameters, "reason", json_object_new_string(reason ?: "denied by policy"));
 	answer(c, &a);
 }
 

@@ -322,22 +322,12 @@ static int method_call(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 
 static int watch_on_event(Watch *w, const OpsWatchEvent *e, void *userdata)
 {
-	json_object *p = json_object_new_object(), *ev, *mount;
+	_cleanup_json_ json_object *p = json_object_new_object();
 
-	ev = json_object_new_string(ops_watch_event_to_string(e->type));
-	mount = ops_mount_entry_to_json(&e->mount);
-	if (!p || !ev || !mount || json_object_object_add(p, "event", ev) < 0) {
-		json_object_put(p);
-		json_object_put(ev);
-		json_object_put(mount);
+	if (json_add(p, "event", json_object_new_string(ops_watch_event_to_string(e->type))) < 0 ||
+	    json_add(p, "mount", ops_mount_entry_to_json(&e->mount)) < 0)
 		return -ENOMEM;
-	}
-	if (json_object_object_add(p, "mount", mount) < 0) {
-		json_object_put(p);
-		json_object_put(mount);
-		return -ENOMEM;
-	}
-	return varlink_call_notify(userdata, p);
+	return varlink_call_notify(userdata, TAKE_PTR(p));
 }
 
 static void watch_on_end(Watch *w, int r, void *userdata)
@@ -347,11 +337,13 @@ static void watch_on_end(Watch *w, int r, void *userdata)
 	if (r < 0 && r != -ESHUTDOWN)
 		(void)varlink_call_error_errno(call, r);
 	else {
-		json_object *p = json_object_new_object();
+		_cleanup_json_ json_object *p = json_object_new_object();
 
-		if (p)
-			json_object_object_add(p, "event", json_object_new_string("gone"));
-		(void)varlink_call_reply(call, p);
+		/* Without memory for "gone", the error says it is over. */
+		if (json_add(p, "event", json_object_new_string("gone")) < 0)
+			(void)varlink_call_error_errno(call, -ENOMEM);
+		else
+			(void)varlink_call_reply(call, TAKE_PTR(p));
 	}
 	varlink_call_unref(call);
 }
@@ -413,8 +405,13 @@ static int method_watch(VarlinkCall *call, json_object *parameters, VarlinkCallF
 	}
 	varlink_call_ref(call);
 	ready = json_object_new_object();
-	if (ready)
-		json_object_object_add(ready, "event", json_object_new_string("ready"));
+	if (json_add(ready, "event", json_object_new_string("ready")) < 0) {
+		/* The client would wait for "ready" forever. */
+		json_object_put(ready);
+		watch_free(w);
+		varlink_call_unref(call);
+		return -ENOMEM;
+	}
 	(void)varlink_call_notify(call, ready);
 	return 0;
 }

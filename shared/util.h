@@ -111,6 +111,18 @@ static inline void json_object_putp(json_object **j)
 }
 #define _cleanup_json_ _cleanup_(json_object_putp)
 
+/* v (taken; NULL when making it ran out of memory) as key of object o, or
+ * appended to array o when key is NULL: 0, or -ENOMEM with v released.  A
+ * builder that adds with this fails whole instead of leaving a null. */
+static inline int json_add(json_object *o, const char *key, json_object *v)
+{
+	if (!o || !v || (key ? json_object_object_add(o, key, v) : json_object_array_add(o, v)) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* NULL-terminated string vectors (char **). */
 static inline char **strv_free(char **l)
 {
