@@ -147,7 +147,9 @@ static int dict_to_json(BusArgs *c, const char *path, json_object *obj)
 			set_field(c, sub);
 			return r;
 		}
-		json_object_object_add(obj, key, v);
+		r = json_add(obj, key, v);
+		if (r < 0)
+			return r;
 	}
 	if (r >= 0)
 		r = sd_bus_message_exit_container(c->m);
@@ -165,9 +167,11 @@ static int param_to_json(BusArgs *c, json_object *p)
 	r = sd_bus_message_read(c->m, "ss", &key, &type);
 	if (r < 0)
 		return r;
-	json_object_object_add(p, "key", json_object_new_string(key));
-	json_object_object_add(p, "type", json_object_new_string(type));
-	r = sd_bus_message_peek_type(c->m, NULL, &contents);
+	r = json_add(p, "key", json_object_new_string(key));
+	if (r >= 0)
+		r = json_add(p, "type", json_object_new_string(type));
+	if (r >= 0)
+		r = sd_bus_message_peek_type(c->m, NULL, &contents);
 	if (r >= 0)
 		r = sd_bus_message_enter_container(c->m, SD_BUS_TYPE_VARIANT, contents);
 	if (r < 0)
@@ -175,7 +179,7 @@ static int param_to_json(BusArgs *c, json_object *p)
 	if (streq(contents, "s")) {
 		r = sd_bus_message_read(c->m, "s", &s);
 		if (r >= 0)
-			json_object_object_add(p, "value", json_object_new_string(s));
+			r = json_add(p, "value", json_object_new_string(s));
 	} else if (streq(contents, "ay")) {
 		const void *data;
 		size_t size;
@@ -186,7 +190,7 @@ static int param_to_json(BusArgs *c, json_object *p)
 
 			r = base64_encode(data, size, &text);
 			if (r >= 0)
-				json_object_object_add(p, "value", json_object_new_string(text));
+				r = json_add(p, "value", json_object_new_string(text));
 		}
 	} else if (streq(contents, "h") || streq(contents, "(hs)")) {
 		bool with_path = contents[0] == '(';
@@ -197,9 +201,9 @@ static int param_to_json(BusArgs *c, json_object *p)
 		if (r >= 0)
 			r = add_fd(c, fd, &index);
 		if (r >= 0)
-			json_object_object_add(p, "fd", index);
+			r = json_add(p, "fd", index);
 		if (r >= 0 && with_path)
-			json_object_object_add(p, "value", json_object_new_string(s));
+			r = json_add(p, "value", json_object_new_string(s));
 	} else if (streq(contents, "b")) {
 		r = sd_bus_message_read(c->m, "b", &b);
 		if (r >= 0 && !b)
@@ -227,9 +231,8 @@ static int params_to_json(BusArgs *c, json_object **ret)
 		if (r <= 0)
 			break;
 		p = json_object_new_object();
-		if (!p)
+		if (json_add(a, NULL, p) < 0)
 			return -ENOMEM;
-		json_object_array_add(a, p);
 		r = param_to_json(c, p);
 		if (r >= 0)
 			r = sd_bus_message_exit_container(c->m);
@@ -283,8 +286,8 @@ static int args_to_json(BusArgs *c, const OpsMethod *m)
 		}
 		if (r < 0)
 			return r;
-		if (v)
-			json_object_object_add(c->params, a->name, v);
+		if (v && json_add(c->params, a->name, v) < 0)
+			return -ENOMEM;
 	}
 	return m->bus_no_options ? 0 : dict_to_json(c, "", c->params);
 }
