@@ -9,9 +9,9 @@
 #include "log.h"
 #include "ops-internal.h"
 #include "ops-table.h"
+#include "process.h"
 #include "util.h"
 
-/* <linux/pidfd.h> clashes with glibc's <fcntl.h>; the ioctl is uapi (6.11). */
 Policy auth_policy;
 static bool auth_policy_good;
 /* Why only root is served: the policy file did not parse at start-up. */
@@ -51,11 +51,11 @@ static uid_t pidfd_owner(int pidfd)
 	pid_t pid, again;
 	uid_t owner;
 
-	if (ops_pidfd_get_pid(pidfd, &pid) < 0)
+	if (pidfd_get_pid(pidfd, &pid) < 0)
 		return (uid_t)-1;
 	owner = policy_process_owner(pid);
 	/* Still alive, so /proc/PID was this process, not a reused pid. */
-	if (ops_pidfd_get_pid(pidfd, &again) < 0 || again != pid)
+	if (pidfd_get_pid(pidfd, &again) < 0 || again != pid)
 		return (uid_t)-1;
 	return owner;
 }
@@ -68,7 +68,7 @@ static int namespace_fd(const OpsNamespace *ns)
 
 		return fd < 0 ? negative_errno() : fd;
 	}
-	return ops_process_mntns(ns->pid, ns->pidfd);
+	return process_mntns(ns->pid, ns->pidfd);
 }
 
 static bool same_inode(int a, int b)
@@ -113,7 +113,7 @@ int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *
 	/* "Own namespace" is the pinned caller's, never a pid's. */
 	if (caller->pidfd < 0)
 		return -ESRCH;
-	own = ops_process_mntns(caller->pid, caller->pidfd);
+	own = process_mntns(caller->pid, caller->pidfd);
 	if (own < 0)
 		return own;
 	if (!ns || !ops_namespace_is_set(ns)) {

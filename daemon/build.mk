@@ -4,7 +4,7 @@
 # The mount layer, worker, loop devices, operations, the operation table
 # (requests and replies as JSON), the watch driver (sd-event) and the names
 # both front ends spell: what the unit tests link, as mountd does.
-MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o \
+MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o process.o \
 	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o \
 	watch.o ops-names.o ops-errors.o ops-mount-entry.o base64.o ops-table.o ops-table-decode.o ops-table-encode.o \
 	ops-table-execute.o rights.o caps.o leftovers.o test-hook.o \

@@ -63,6 +63,7 @@
 #include "ops-errors.h"
 #include "ops-names.h"
 #include "principal.h"
+#include "process.h"
 #include "request.h"
 #include "util.h"
 #include "watch.h"
@@ -188,7 +189,7 @@ static int sender_credentials(BusCall *c, pid_t pid)
 			r = sd_bus_message_exit_container(reply);
 	}
 	/* It must be the process the credentials were for. */
-	if (fd >= 0 && (ops_pidfd_get_pid(fd, &got) < 0 || got != pid))
+	if (fd >= 0 && (pidfd_get_pid(fd, &got) < 0 || got != pid))
 		fd = safe_close(fd);
 	c->caller_pidfd = fd;
 	return r == -ENOMEM ? r : 0;

@@ -25,7 +25,7 @@
 
 #include "leftovers.h"
 #include "log.h"
-#include "ops-internal.h"
+#include "process.h"
 #include "rights.h"
 #include "test-hook.h"
 #include "util.h"
@@ -269,7 +269,7 @@ static int clean_one(const Record *r)
 
 	if (r->made_ino == 0)
 		return -ENODATA; /* killed before it knew what it made */
-	ns_fd = ops_process_in_mntns(r->ns_dev, r->ns_ino, 0);
+	ns_fd = process_in_mntns(r->ns_dev, r->ns_ino, 0);
 	if (ns_fd < 0)
 		return ns_fd;
 	/* setns() changes the whole process: never mountd's own. */

@@ -22,12 +22,9 @@
 #include "fs-params.h"
 #include "leftovers.h"
 #include "ops-internal.h"
+#include "process.h"
 #include "rights.h"
 #include "util.h"
-
-#ifndef PIDFD_GET_MNT_NAMESPACE
-#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
-#endif
 
 #ifndef PIDFD_NONBLOCK
 #define PIDFD_NONBLOCK O_NONBLOCK
@@ -122,7 +119,7 @@ int ops_namespace_id(const OpsNamespace *ns, uint64_t *ret, MntLog *log)
 
 	if (ns->pidfd >= 0) {
 		/* A pidfd is not an nsfs fd: go through the process. */
-		fd = ops_process_mntns(0, ns->pidfd);
+		fd = process_mntns(0, ns->pidfd);
 		if (fd < 0) {
 			mnt_log_fail(log, "namespace");
 			return fd;
@@ -135,82 +132,6 @@ int ops_namespace_id(const OpsNamespace *ns, uint64_t *ret, MntLog *log)
 	if (r < 0)
 		mnt_log_fail(log, "namespace");
 	return r;
-}
-
-int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of)
-{
-	_cleanup_closedir_ DIR *d = opendir("/proc");
-	struct dirent *de;
-
-	if (!d)
-		return negative_errno();
-	while ((de = readdir(d))) {
-		char p[sizeof(de->d_name) + 16];
-		unsigned long long parent;
-		struct stat st;
-		int fd;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof(p), "/proc/%s/ns/mnt", de->d_name);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) >= 0 && st.st_dev == dev && st.st_ino == ino &&
-		    (skip_children_of <= 0 ||
-		     proc_stat_number((pid_t)strtol(de->d_name, NULL, 10), 4, &parent) < 0 ||
-		     parent != (unsigned long long)skip_children_of))
-			return fd;
-		safe_close(fd);
-	}
-	return -ESRCH;
-}
-
-int ops_process_mntns(pid_t pid, int pidfd)
-{
-	char path[64];
-	int fd;
-
-	if (pidfd >= 0) {
-		fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
-		if (fd >= 0)
-			return fd;
-		/* Kernels before 6.11: through /proc, then make sure the
-		 * pidfd's process is still the one behind that pid. */
-		if (ops_pidfd_get_pid(pidfd, &pid) < 0)
-			return -ESRCH;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-	if (pidfd >= 0 && ops_pidfd_get_pid(pidfd, &(pid_t){0}) < 0) {
-		safe_close(fd);
-		return -ESRCH;
-	}
-	return fd;
-}
-
-int ops_pidfd_get_pid(int pidfd, pid_t *ret)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	char p[64], line[256];
-
-	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", pidfd);
-	f = fopen(p, "re");
-	if (!f)
-		return negative_errno();
-	while (fgets(line, sizeof(line), f)) {
-		int pid;
-
-		if (sscanf(line, "Pid: %d", &pid) == 1) {
-			if (pid <= 0)
-				return -ESRCH; /* exited (-1) or in another pid ns (0) */
-			*ret = pid;
-			return 0;
-		}
-	}
-	return -EBADF; /* not a pidfd */
 }
 
 int ops_key_validate(const char *key)

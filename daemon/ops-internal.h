@@ -19,22 +19,9 @@
 #define MNT_DETACH 0x00000002
 #endif
 
-static inline void *mfree(void *p)
-{
-	free(p);
-	return NULL;
-}
-
 /* A field name built at run time; valid until the next call. */
 const char *ops_field(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The mount namespace of a process (by pidfd when >= 0, else by pid) as an
- * nsfs fd; -ESRCH when the pidfd's process is gone. */
-int ops_process_mntns(pid_t pid, int pidfd);
-/* An nsfs fd of the mount namespace with that device and inode, through any
- * process still in it but the children of skip_children_of (> 0: mountd's
- * workers); -ESRCH when none is (gone, or held only by fds). */
-int ops_process_in_mntns(dev_t dev, ino_t ino, pid_t skip_children_of);
 pid_t ops_namespace_pid(const OpsNamespace *ns);
 int ops_path_validate(const char *path, bool allow_empty);
 /* "path" and "namespace": what a request on an existing mount names. */

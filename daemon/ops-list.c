@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ops-internal.h"
+#include "process.h"
 #include "util.h"
 #include "worker.h"
 
@@ -506,7 +507,7 @@ pid_t ops_namespace_pid(const OpsNamespace *ns)
 
 	if (ns->pid > 0)
 		return ns->pid;
-	if (ns->pidfd >= 0 && ops_pidfd_get_pid(ns->pidfd, &pid) >= 0)
+	if (ns->pidfd >= 0 && pidfd_get_pid(ns->pidfd, &pid) >= 0)
 		return pid;
 	return 0;
 }

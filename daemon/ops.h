@@ -44,9 +44,6 @@ typedef struct OpsNamespace {
 
 #define OPS_NAMESPACE_NULL ((OpsNamespace){.pidfd = -EBADF, .mntns_fd = -EBADF})
 
-/* The pid a pidfd's process has in mountd's pid namespace; -ESRCH once it
- * has exited. */
-int ops_pidfd_get_pid(int pidfd, pid_t *ret);
 
 bool ops_namespace_is_set(const OpsNamespace *ns);
 /* At most one name; prefix is used for the field name. */

@@ -10,6 +10,7 @@
 
 #include "ops.h"
 #include "polkit.h"
+#include "process.h"
 #include "util.h"
 
 static sd_bus *bus;
@@ -84,7 +85,7 @@ int polkit_check(const AuthCaller *caller, const char *action, bool interactive,
 	if (r < 0)
 		return r;
 	/* The pid was not recycled between the caller's pidfd and /proc. */
-	if (caller->pidfd < 0 || ops_pidfd_get_pid(caller->pidfd, &again) < 0 ||
+	if (caller->pidfd < 0 || pidfd_get_pid(caller->pidfd, &again) < 0 ||
 	    again != caller->pid)
 		return -ESRCH;
 	q = calloc(1, sizeof(*q));

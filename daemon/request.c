@@ -16,6 +16,7 @@
 #include "nonblocking.h"
 #include "policy.h"
 #include "polkit.h"
+#include "process.h"
 #include "ratelimit.h"
 #include "ops-internal.h"
 #include "request.h"
@@ -162,7 +163,7 @@ static int pin(OpsNamespace *ns, Pin *ret, MntLog *log)
 		}
 	}
 	if (ret->pidfd >= 0) {
-		ret->nsfs = ops_process_mntns(0, ret->pidfd);
+		ret->nsfs = process_mntns(0, ret->pidfd);
 		if (ret->nsfs < 0) {
 			r = ret->nsfs;
 			mnt_log_fail(log, "namespace");
@@ -246,7 +247,7 @@ static bool job_namespace_gone(const Job *j, const ExecReply *reply)
 	    fstat(reply->nsfs, &st) < 0)
 		return false;
 	/* The worker that served it is in it still: it does not count. */
-	fd = ops_process_in_mntns(st.st_dev, st.st_ino, getpid());
+	fd = process_in_mntns(st.st_dev, st.st_ino, getpid());
 	if (fd >= 0) {
 		safe_close(fd);
 		return false;

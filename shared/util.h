@@ -103,6 +103,13 @@ static inline void closedirp(DIR **d)
 }
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
+/* free(p), as an expression: p = mfree(p). */
+static inline void *mfree(void *p)
+{
+	free(p);
+	return NULL;
+}
+
 /* json_object_put() returns int, so wrap it by hand. */
 static inline void json_object_putp(json_object **j)
 {
