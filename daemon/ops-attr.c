@@ -3,7 +3,7 @@
  * Changing existing mounts: per-mount attributes with mount_setattr(), and
  * the superblock with fspick() + fsconfig() + FSCONFIG_CMD_RECONFIGURE.
  * mount_setattr() only acts on mounts of the caller's namespace, and the
- * paths are the target's: both run through worker_run() in the target
+ * paths are the target's: both run through worker_in_namespace() in the target
  * namespace, which is the executor worker's own (worker.h).  fspick() hands
  * its context fd back, so that the parameters and the kernel's messages are
  * handled as for a new filesystem.

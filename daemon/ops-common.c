@@ -486,7 +486,7 @@ int ops_run_in(const OpsNamespace *ns, const int *fds, size_t n_fds, WorkerFn fn
 	ns_fd = ops_namespace_open(ns, log);
 	if (ns_fd < 0)
 		return ns_fd;
-	r = worker_run(ns_fd, ns->root, fds, n_fds, fn, userdata, log, &reply);
+	r = worker_in_namespace(ns_fd, ns->root, fds, n_fds, fn, userdata, log, &reply);
 	/* The function's steps join the log (it traced them itself), whether
 	 * or not it failed. */
 	(void)mnt_log_merge_steps(log, reply.steps, reply.n_steps);

@@ -41,7 +41,7 @@ void ops_placement_done(OpsPlacement *p);
 int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log);
 int ops_finish_mount(int mount_fd, const OpsPlacement *place, OpsMountResult *ret, MntLog *log);
 /* fn, with fds, in the namespace ns names (its "/" ns->root): through
- * worker_run(), its steps joining log and its failure log->failed_step.
+ * worker_in_namespace(), its steps joining log and its failure log->failed_step.
  * ret_fd NULL: fn hands back nothing; else the one fd it hands back. */
 int ops_run_in(const OpsNamespace *ns, const int *fds, size_t n_fds, WorkerFn fn,
 	       void *userdata, MntLog *log, int *ret_fd);

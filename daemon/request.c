@@ -225,25 +225,27 @@ static int json_set_namespace(json_object *params, const char *path, int index)
 
 /* ---- running in a worker -------------------------------------------------- */
 
-typedef struct Job {
+/* A request handed to the executor (executor.c queues it as its Job), as
+ * the loop keeps it until the worker's answer: the call to answer. */
+typedef struct Submitted {
 	RequestCall call;
 	char *authorized_by;
-} Job;
+} Submitted;
 
-static void job_free(Job *j)
+static void submitted_free(Submitted *sub)
 {
-	free(j->authorized_by);
-	free(j);
+	free(sub->authorized_by);
+	free(sub);
 }
 
 /* A change whose namespace lost its processes while it ran: the process
  * that named the namespace has exited and no process is left in it. */
-static bool job_namespace_gone(const Job *j, const ExecReply *reply)
+static bool submitted_namespace_gone(const Submitted *sub, const ExecReply *reply)
 {
 	struct stat st;
 	int fd;
 
-	if (j->call.method->reads || !exec_reply_owner_gone(reply) ||
+	if (sub->call.method->reads || !exec_reply_owner_gone(reply) ||
 	    fstat(reply->nsfs, &st) < 0)
 		return false;
 	/* The worker that served it is in it still: it does not count. */
@@ -297,9 +299,9 @@ static json_object *parameters_as_text(char **text)
 	return o;
 }
 
-static void job_done(int r, ExecReply *reply, void *userdata)
+static void submitted_done(int r, ExecReply *reply, void *userdata)
 {
-	Job *j = userdata;
+	Submitted *sub = userdata;
 	RequestAnswer a = {};
 	_cleanup_json_ json_object *msg = NULL;
 	json_object *v;
@@ -307,11 +309,11 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 	/* The answer stays the worker's: the mount was made, and lasts as
 	 * long as anything (an fd of the namespace the caller holds, say)
 	 * keeps the namespace; a failure would be untrue then. */
-	if (r >= 0 && job_namespace_gone(j, reply))
+	if (r >= 0 && submitted_namespace_gone(sub, reply))
 		log_notice("%s into a namespace whose last process exited during the request: "
 			   "made, and there for as long as something holds the namespace",
-			   j->call.method->name);
-	if (r >= 0 && j->call.parameters_as_text) {
+			   sub->call.method->name);
+	if (r >= 0 && sub->call.parameters_as_text) {
 		a.parameters = parameters_as_text(&reply->json);
 		a.text = a.parameters ? json_object_get_userdata(a.parameters) : NULL;
 	}
@@ -328,7 +330,7 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 		 * (-EAGAIN). */
 		if (r != -EAGAIN)
 			mnt_log_fail(&log, "worker");
-		answer_failure(&j->call, NULL, r, &log);
+		answer_failure(&sub->call, NULL, r, &log);
 	} else {
 		if (msg && json_object_object_get_ex(msg, "error", &v))
 			a.error = json_object_get_string(v);
@@ -340,9 +342,9 @@ static void job_done(int r, ExecReply *reply, void *userdata)
 		a.fds = TAKE_PTR(reply->fds);
 		a.n_fds = reply->n_fds;
 		reply->n_fds = 0;
-		answer(&j->call, &a);
+		answer(&sub->call, &a);
 	}
-	job_free(j);
+	submitted_free(sub);
 	pending_dec();
 }
 
@@ -371,7 +373,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	size_t n = c->n_fds;
 	const char *text;
 	ExecKey key;
-	Job *j;
+	Submitted *sub;
 	int r;
 
 	/* The worker sees the pinned namespaces only, by fd. */
@@ -412,18 +414,18 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	if (!text)
 		return -ENOMEM;
 
-	j = calloc(1, sizeof(*j));
-	if (!j)
+	sub = calloc(1, sizeof(*sub));
+	if (!sub)
 		return -ENOMEM;
-	j->call = *c;
+	sub->call = *c;
 	if (c->authorized_by) {
 		/* The audit record names who authorized it: never run without. */
-		j->authorized_by = strdup(c->authorized_by);
-		if (!j->authorized_by) {
-			job_free(j);
+		sub->authorized_by = strdup(c->authorized_by);
+		if (!sub->authorized_by) {
+			submitted_free(sub);
 			return -ENOMEM;
 		}
-		j->call.authorized_by = j->authorized_by;
+		sub->call.authorized_by = sub->authorized_by;
 	}
 	/* Keyed by namespace and caller: a worker serves one caller's
 	 * requests in one namespace, and is reused for the next. */
@@ -435,9 +437,9 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	 * names the nsfs too: the job keeps it open until it is sent). */
 	r = executor_submit(executor, &key, &target->nsfs,
 			    target->id == own_ns_id ? NULL : &target->pidfd, text, fds, n,
-			    REQUEST_TIMEOUT_USEC, job_done, j);
+			    REQUEST_TIMEOUT_USEC, submitted_done, sub);
 	if (r < 0) {
-		job_free(j);
+		submitted_free(sub);
 		return r;
 	}
 	n_pending++;

@@ -205,7 +205,7 @@ static int run_here(int ns_fd, const char *root, const int *fds, WorkerFn fn, vo
 	return 0;
 }
 
-int worker_run(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
+int worker_in_namespace(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
 	       void *userdata, const MntLog *log, WorkerReply *ret)
 {
 	*ret = (WorkerReply){};

@@ -5,7 +5,7 @@
  * Work inside a given mount namespace.  setns() changes the whole calling
  * process's view of the filesystem, so mountd's main process never calls
  * it: operations run in executor workers (executor.c), each of which has
- * joined its namespace for good (worker_set_home()).  worker_run() there
+ * joined its namespace for good (worker_set_home()).  worker_in_namespace() there
  * runs a function in a namespace — the worker's own, which costs nothing,
  * or another one (Bind's source), setns() there and back — and reports as
  * a separate step list, so that the operation's log reads the same either
@@ -35,7 +35,7 @@ typedef struct WorkerReply {
 void worker_reply_done(WorkerReply *r);
 
 /* Runs in the namespace with root_fd = its "/" and the fds passed to
- * worker_run().  Returns 0 or a negative errno; puts fds for the caller
+ * worker_in_namespace().  Returns 0 or a negative errno; puts fds for the caller
  * into reply->fds (the caller owns them after) and the failing step into
  * log (it travels back in reply). */
 typedef int (*WorkerFn)(int root_fd, const int *fds, void *userdata, MntLog *log,
@@ -74,7 +74,7 @@ int worker_in_host_root(int (*fn)(void *userdata), void *userdata);
 int worker_host_open(const char *path, int flags);
 
 /* In an executor worker, which has joined home_ns_fd's namespace for good
- * (the fd is kept): worker_run() may be called from now on. */
+ * (the fd is kept): worker_in_namespace() may be called from now on. */
 int worker_set_home(int home_ns_fd);
 
 /* ns_fd: an nsfs mount namespace fd or a pidfd (setns() takes both).
@@ -84,5 +84,5 @@ int worker_set_home(int home_ns_fd);
  * NULL).  Returns 0 when fn ran (its own result is in ret->error),
  * negative errno when it could not (ret->failed_step says where).  ret is
  * always initialised. */
-int worker_run(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
+int worker_in_namespace(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
 	       void *userdata, const MntLog *log, WorkerReply *ret);

@@ -403,7 +403,7 @@ static void test_worker(void)
 	struct stat a, b;
 	int r;
 
-	r = worker_run(ns, NULL, NULL, 0, child_returns_fd, NULL, NULL, &reply);
+	r = worker_in_namespace(ns, NULL, NULL, 0, child_returns_fd, NULL, NULL, &reply);
 	ok(r == 0 && reply.error == 0 && reply.n_fds == 1, "worker sends an fd back");
 	ok(reply.value == (uint64_t)getpid(), "the work ran in the worker itself: no fork");
 	ok(reply.n_fds == 1 && fstat(reply.fds[0], &a) == 0 && stat("/tmp", &b) == 0 &&
@@ -411,7 +411,7 @@ static void test_worker(void)
 	   "the fd refers to the namespace's /tmp");
 	worker_reply_done(&reply);
 
-	r = worker_run(ns, NULL, NULL, 0, child_fails, NULL, NULL, &reply);
+	r = worker_in_namespace(ns, NULL, NULL, 0, child_fails, NULL, NULL, &reply);
 	ok(r == 0 && reply.error == -EXDEV && streq(reply.failed_step, "move_mount") &&
 		   reply.n_fds == 0,
 	   "failure and its step come back from the worker");
@@ -431,17 +431,17 @@ static void test_worker(void)
 	{
 		struct stat st;
 
-		r = worker_run(ns, "/tmp", NULL, 0, child_reports_root, NULL, NULL, &reply);
+		r = worker_in_namespace(ns, "/tmp", NULL, 0, child_reports_root, NULL, NULL, &reply);
 		ok(r == 0 && reply.error == 0 && stat("/tmp", &st) == 0 && reply.value == st.st_ino,
 		   "with a root, the function's root_fd is that directory");
-		r = worker_run(ns, "/proc/version", NULL, 0, child_reports_root, NULL, NULL,
+		r = worker_in_namespace(ns, "/proc/version", NULL, 0, child_reports_root, NULL, NULL,
 			       &reply);
 		ok(r == 0 && reply.error == -ENOTDIR && streq(reply.failed_step, "resolve:root"),
 		   "a root that is no directory fails at resolve:root: %s",
 		   strerror(-reply.error));
 	}
 
-	r = worker_run(STDIN_FILENO, NULL, NULL, 0, child_returns_fd, NULL, NULL, &reply);
+	r = worker_in_namespace(STDIN_FILENO, NULL, NULL, 0, child_returns_fd, NULL, NULL, &reply);
 	ok(r == 0 && reply.error < 0 && streq(reply.failed_step, "setns"),
 	   "setns on a non-namespace fd reported as step setns");
 
@@ -449,7 +449,7 @@ static void test_worker(void)
 		_cleanup_close_ int dir = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		struct stat st;
 
-		r = worker_run(ns, NULL, &dir, 1, child_checks_fds, NULL, NULL, &reply);
+		r = worker_in_namespace(ns, NULL, &dir, 1, child_checks_fds, NULL, NULL, &reply);
 		ok(r == 0 && reply.error == 0 && fstat(dir, &st) == 0 && reply.value == st.st_ino,
 		   "the request's fd reaches the function");
 	}
@@ -481,7 +481,7 @@ static void test_worker(void)
 			other_ns = open(path, O_RDONLY | O_CLOEXEC);
 		}
 		close(p[0]);
-		r = worker_run(other_ns, NULL, NULL, 0, child_reports_ns, NULL, NULL, &reply);
+		r = worker_in_namespace(other_ns, NULL, NULL, 0, child_reports_ns, NULL, NULL, &reply);
 		ok(r == 0 && reply.error == 0 && fstat(other_ns, &there) == 0 &&
 			   reply.value == there.st_ino,
 		   "a function for another namespace runs in it");
@@ -844,14 +844,14 @@ static void test_restrict_unprivileged(void)
 int main(void)
 {
 	/* This process plays an executor worker sitting in its own namespace:
-	 * worker_run() refuses to run anywhere else. */
+	 * worker_in_namespace() refuses to run anywhere else. */
 	{
 		WorkerReply reply;
 		int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 
-		ok(worker_run(self, NULL, NULL, 0, child_fails, NULL, NULL, &reply) == -EPERM,
-		   "worker_run() outside a worker refuses");
-		ok(self >= 0 && worker_set_home(self) == 0, "a home namespace for worker_run()");
+		ok(worker_in_namespace(self, NULL, NULL, 0, child_fails, NULL, NULL, &reply) == -EPERM,
+		   "worker_in_namespace() outside a worker refuses");
+		ok(self >= 0 && worker_set_home(self) == 0, "a home namespace for worker_in_namespace()");
 	}
 	test_keys();
 	test_param_shapes();
