@@ -77,7 +77,8 @@ static char *vfs_options(json_object *attributes)
 		{streq_ptr(atime, "relatime"), "relatime"},
 		{get_bool(attributes, mount_attribute_name(MOUNT_ATTR_NOSYMFOLLOW)), "nosymfollow"},
 	};
-	char *s = strdup(get_bool(attributes, mount_attribute_name(MOUNT_ATTR_RDONLY)) ? "ro" : "rw");
+	char *s =
+		strdup(get_bool(attributes, mount_attribute_name(MOUNT_ATTR_RDONLY)) ? "ro" : "rw");
 
 	for (size_t i = 0; s && i < ELEMENTSOF(flags); i++)
 		if (flags[i].set) {

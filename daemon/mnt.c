@@ -494,7 +494,7 @@ int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, stru
 
 const char *mnt_propagation_to_string(uint64_t prop)
 {
-#define NAME(name, bit)     \
+#define NAME(name, bit)   \
 	if (prop & (bit)) \
 		return name;
 	MOUNT_PROPAGATIONS(NAME)

@@ -70,8 +70,7 @@ int ops_namespace_validate(const OpsNamespace *ns, const char *prefix, const cha
 	return 0;
 }
 
-int ops_path_in_namespace_validate(const char *path, const OpsNamespace *ns,
-				   const char **ret_field)
+int ops_path_in_namespace_validate(const char *path, const OpsNamespace *ns, const char **ret_field)
 {
 	int k = ops_path_validate(path, false);
 
@@ -476,8 +475,8 @@ int ops_place(int mount_fd, const OpsPlacement *place, MntLog *log)
 	return ops_run_in(&place->ns, &mount_fd, 1, place_in_ns, &args, log, NULL);
 }
 
-int ops_run_in(const OpsNamespace *ns, const int *fds, size_t n_fds, WorkerFn fn,
-	       void *userdata, MntLog *log, int *ret_fd)
+int ops_run_in(const OpsNamespace *ns, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
+	       MntLog *log, int *ret_fd)
 {
 	_cleanup_close_ int ns_fd = -EBADF;
 	WorkerReply reply;

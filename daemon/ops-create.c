@@ -220,8 +220,8 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 			return k;
 	}
 	/* The parameters' paths were resolved with the caller's rights as
-	 * they were set (by its helper, for a superblock it makes).  The superblock is the caller's to make where it
-	 * remembers its maker, else mountd's, as any mount it makes.  A block
+	 * they were set (by its helper, for a superblock it makes).  The superblock is the caller's
+	 * to make where it remembers its maker, else mountd's, as any mount it makes.  A block
 	 * device's name is looked up now, in mountd's own root: the target's
 	 * /dev may be a user's. */
 	CreateCmd args = {fs_fd, r->exclusive ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,

@@ -102,15 +102,15 @@ static int internal_text(json_object *p, char **ret)
 /* Refusals take the standard D-Bus names, as the org.varlink.service ones
  * do on the varlink side; the rest are mountd's own. */
 const OpsError ops_errors[] = {
-	{ OPS_ERROR_NAME_INVALID_PARAMETER, "org.freedesktop.DBus.Error.InvalidArgs",
-	  invalid_parameter_text },
-	{ OPS_ERROR_NAME_PERMISSION, "org.freedesktop.DBus.Error.AccessDenied", permission_text },
-	{ OPS_ERROR_NAME_LIMIT, "org.freedesktop.DBus.Error.LimitsExceeded", limit_text },
-	{ OPS_ERROR_NAME_NOT_SUPPORTED, "io.mountd1.Error.NotSupported", not_supported_text },
-	{ OPS_ERROR_NAME_MOUNT_FAILED, "io.mountd1.Error.MountFailed", mount_failed_text },
-	{ OPS_ERROR_NAME_INTERNAL, "io.mountd1.Error.InternalError", internal_text },
-	{ OPS_ERROR_NAME_TOO_LARGE, NULL, NULL },
-	{ OPS_ERROR_NAME_REPLY_TOO_LARGE, NULL, NULL },
+	{OPS_ERROR_NAME_INVALID_PARAMETER, "org.freedesktop.DBus.Error.InvalidArgs",
+	 invalid_parameter_text},
+	{OPS_ERROR_NAME_PERMISSION, "org.freedesktop.DBus.Error.AccessDenied", permission_text},
+	{OPS_ERROR_NAME_LIMIT, "org.freedesktop.DBus.Error.LimitsExceeded", limit_text},
+	{OPS_ERROR_NAME_NOT_SUPPORTED, "io.mountd1.Error.NotSupported", not_supported_text},
+	{OPS_ERROR_NAME_MOUNT_FAILED, "io.mountd1.Error.MountFailed", mount_failed_text},
+	{OPS_ERROR_NAME_INTERNAL, "io.mountd1.Error.InternalError", internal_text},
+	{OPS_ERROR_NAME_TOO_LARGE, NULL, NULL},
+	{OPS_ERROR_NAME_REPLY_TOO_LARGE, NULL, NULL},
 };
 const size_t ops_errors_n = ELEMENTSOF(ops_errors);
 

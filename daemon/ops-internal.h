@@ -43,5 +43,5 @@ int ops_finish_mount(int mount_fd, const OpsPlacement *place, OpsMountResult *re
 /* fn, with fds, in the namespace ns names (its "/" ns->root): through
  * worker_in_namespace(), its steps joining log and its failure log->failed_step.
  * ret_fd NULL: fn hands back nothing; else the one fd it hands back. */
-int ops_run_in(const OpsNamespace *ns, const int *fds, size_t n_fds, WorkerFn fn,
-	       void *userdata, MntLog *log, int *ret_fd);
+int ops_run_in(const OpsNamespace *ns, const int *fds, size_t n_fds, WorkerFn fn, void *userdata,
+	       MntLog *log, int *ret_fd);

@@ -52,10 +52,10 @@ static json_object *attributes_to_json(uint64_t attr)
 	if (!o)
 		return NULL;
 	for (const JsonDispatch *e = ops_attributes_fields; e->name; e++) {
-		json_object *v = e->callback == ops_dispatch_atime
-					 ? json_object_new_string(ops_atime_to_string(attr))
-					 : json_object_new_boolean(
-						   !!(attr & *(const uint64_t *)e->data));
+		json_object *v =
+			e->callback == ops_dispatch_atime
+				? json_object_new_string(ops_atime_to_string(attr))
+				: json_object_new_boolean(!!(attr & *(const uint64_t *)e->data));
 
 		if (json_add(o, e->name, v) < 0) {
 			json_object_put(o);
@@ -327,4 +327,3 @@ char *ops_mounts_to_text(const OpsListResult *res)
 	printbuf_free(pb);
 	return s;
 }
-

@@ -20,13 +20,13 @@
 #include "ops.h"
 
 /* Each kind's D-Bus type. */
-#define OPS_ENTRY_SIG_U64	  "t"
-#define OPS_ENTRY_SIG_U32	  "u"
-#define OPS_ENTRY_SIG_STRING	  "s"
-#define OPS_ENTRY_SIG_OPT_STRING  "s"
-#define OPS_ENTRY_SIG_ATTRIBUTES  "a{sv}"
-#define OPS_ENTRY_SIG_PROPAGATION "s"
-#define OPS_ENTRY_SIG_DEVICE	  "s"
+#define OPS_ENTRY_SIG_U64				  "t"
+#define OPS_ENTRY_SIG_U32				  "u"
+#define OPS_ENTRY_SIG_STRING				  "s"
+#define OPS_ENTRY_SIG_OPT_STRING			  "s"
+#define OPS_ENTRY_SIG_ATTRIBUTES			  "a{sv}"
+#define OPS_ENTRY_SIG_PROPAGATION			  "s"
+#define OPS_ENTRY_SIG_DEVICE				  "s"
 #define OPS_ENTRY_SIG_(name, kind, member, client_member) OPS_ENTRY_SIG_##kind
 
 /* A mount as D-Bus carries it: a struct of the fields in order. */

@@ -12,7 +12,7 @@
 #include "ops-names.h"
 #include "util.h"
 
-#define NAME(name, value) name,
+#define NAME(name, value)  name,
 #define VALUE(name, value) value,
 static const char *const atime_names[] = {MOUNT_ATIME_MODES(NAME)};
 static const uint64_t atime_flags[] = {MOUNT_ATIME_MODES(VALUE)};

@@ -40,4 +40,3 @@ const char *ops_atime_to_string(uint64_t attr);
 
 /* "added", "removed", "changed". */
 const char *ops_watch_event_to_string(OpsWatchEventType t);
-

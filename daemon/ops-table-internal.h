@@ -23,4 +23,3 @@ extern const JsonDispatch ops_attributes_fields[];
 /* Callbacks the encoders recognize a field by (its IDL type, "atime"). */
 int ops_dispatch_enum(const JsonDispatch *e, json_object *v, void *p, const char **bad);
 int ops_dispatch_atime(const JsonDispatch *e, json_object *v, void *p, const char **bad);
-

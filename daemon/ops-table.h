@@ -167,7 +167,6 @@ const char *ops_reply_kind_idl(OpsReplyKind k, bool *ret_optional);
  * named type (the field's data is that type's table). */
 void ops_field_idl_type(const JsonDispatch *e, char *buf, size_t size);
 
-
 /*
  * Errors: one mapping for both front ends, from a failed operation (or a
  * failed step before it) to a varlink error name (ops-errors.h) and its

@@ -44,7 +44,6 @@ typedef struct OpsNamespace {
 
 #define OPS_NAMESPACE_NULL ((OpsNamespace){.pidfd = -EBADF, .mntns_fd = -EBADF})
 
-
 bool ops_namespace_is_set(const OpsNamespace *ns);
 /* At most one name; prefix is used for the field name. */
 int ops_namespace_validate(const OpsNamespace *ns, const char *prefix, const char **ret_field);

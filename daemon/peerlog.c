@@ -90,8 +90,9 @@ uint64_t peer_log_report(PeerLog *l, uint64_t now)
 	if (l->most > 0)
 		snprintf(most, sizeof(most), ", most about uid %u", (unsigned)l->most_uid);
 	snprintf(line, sizeof(line),
-		 SD_WARNING "mountd: left out %" PRIu64 " warnings about peers (more than %u per %llu s "
-		 "from one uid or %u from all)%s",
+		 SD_WARNING "mountd: left out %" PRIu64
+			    " warnings about peers (more than %u per %llu s "
+			    "from one uid or %u from all)%s",
 		 n, PEERLOG_BURST, PEERLOG_INTERVAL_USEC / 1000000, PEERLOG_ALL_BURST, most);
 	l->write_line(line, l->userdata);
 	l->left_out = 0;

@@ -85,8 +85,7 @@ int polkit_check(const AuthCaller *caller, const char *action, bool interactive,
 	if (r < 0)
 		return r;
 	/* The pid was not recycled between the caller's pidfd and /proc. */
-	if (caller->pidfd < 0 || pidfd_get_pid(caller->pidfd, &again) < 0 ||
-	    again != caller->pid)
+	if (caller->pidfd < 0 || pidfd_get_pid(caller->pidfd, &again) < 0 || again != caller->pid)
 		return -ESRCH;
 	q = calloc(1, sizeof(*q));
 	if (!q)

@@ -245,8 +245,7 @@ static bool submitted_namespace_gone(const Submitted *sub, const ExecReply *repl
 	struct stat st;
 	int fd;
 
-	if (sub->call.method->reads || !exec_reply_owner_gone(reply) ||
-	    fstat(reply->nsfs, &st) < 0)
+	if (sub->call.method->reads || !exec_reply_owner_gone(reply) || fstat(reply->nsfs, &st) < 0)
 		return false;
 	/* The worker that served it is in it still: it does not count. */
 	fd = process_in_mntns(st.st_dev, st.st_ino, getpid());
@@ -471,7 +470,8 @@ static void answer_denied(const RequestCall *c, const char *reason)
 
 	a.parameters = json_object_new_object();
 	/* Without memory for the reason, still a refusal, with none. */
-	(void)json_add(a.parameters, "reason", json_object_new_string(reason ?: "denied by policy"));
+	(void)json_add(a.parameters, "reason",
+		       json_object_new_string(reason ?: "denied by policy"));
 	answer(c, &a);
 }
 

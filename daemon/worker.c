@@ -206,7 +206,7 @@ static int run_here(int ns_fd, const char *root, const int *fds, WorkerFn fn, vo
 }
 
 int worker_in_namespace(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
-	       void *userdata, const MntLog *log, WorkerReply *ret)
+			void *userdata, const MntLog *log, WorkerReply *ret)
 {
 	*ret = (WorkerReply){};
 	if (n_fds > WORKER_FDS_MAX)

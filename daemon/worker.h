@@ -85,4 +85,4 @@ int worker_set_home(int home_ns_fd);
  * negative errno when it could not (ret->failed_step says where).  ret is
  * always initialised. */
 int worker_in_namespace(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
-	       void *userdata, const MntLog *log, WorkerReply *ret);
+			void *userdata, const MntLog *log, WorkerReply *ret);

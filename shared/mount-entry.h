@@ -13,20 +13,20 @@
 
 #include <linux/mount.h>
 
-#define MOUNT_ENTRY_FIELDS(X)                                         \
-	X("id", U64, id, id)                                          \
-	X("parentId", U64, parent_id, parent_id)                      \
-	X("oldId", U32, id_old, old_id)                               \
-	X("oldParentId", U32, parent_id_old, old_parent_id)           \
-	X("fsType", STRING, fstype, fstype)                           \
-	X("source", OPT_STRING, source, source)                       \
-	X("root", STRING, root, root)                                 \
-	X("mountPoint", STRING, mount_point, mount_point)             \
-	X("options", OPT_STRING, options, options)                    \
-	X("attributes", ATTRIBUTES, attr, attributes)                 \
-	X("propagation", PROPAGATION, propagation, propagation)       \
-	X("peerGroup", U64, peer_group, peer_group)                   \
-	X("master", U64, master, master)                              \
+#define MOUNT_ENTRY_FIELDS(X)                                   \
+	X("id", U64, id, id)                                    \
+	X("parentId", U64, parent_id, parent_id)                \
+	X("oldId", U32, id_old, old_id)                         \
+	X("oldParentId", U32, parent_id_old, old_parent_id)     \
+	X("fsType", STRING, fstype, fstype)                     \
+	X("source", OPT_STRING, source, source)                 \
+	X("root", STRING, root, root)                           \
+	X("mountPoint", STRING, mount_point, mount_point)       \
+	X("options", OPT_STRING, options, options)              \
+	X("attributes", ATTRIBUTES, attr, attributes)           \
+	X("propagation", PROPAGATION, propagation, propagation) \
+	X("peerGroup", U64, peer_group, peer_group)             \
+	X("master", U64, master, master)                        \
 	X("device", DEVICE, dev_major, dev_major)
 
 typedef enum MountEntryKind {
@@ -61,9 +61,9 @@ static inline const char *mount_attribute_name(uint64_t bit)
 }
 
 /* The attributes object's atime mode: X(name, MOUNT_ATTR_* value). */
-#define MOUNT_ATIME_MODES(X)                 \
-	X("relatime", MOUNT_ATTR_RELATIME)   \
-	X("noatime", MOUNT_ATTR_NOATIME)     \
+#define MOUNT_ATIME_MODES(X)               \
+	X("relatime", MOUNT_ATTR_RELATIME) \
+	X("noatime", MOUNT_ATTR_NOATIME)   \
 	X("strictatime", MOUNT_ATTR_STRICTATIME)
 
 /* A mount's propagation as MountEntry names it: X(name, MS_* bit as

@@ -123,7 +123,8 @@ static inline void json_object_putp(json_object **j)
  * builder that adds with this fails whole instead of leaving a null. */
 static inline int json_add(json_object *o, const char *key, json_object *v)
 {
-	if (!o || !v || (key ? json_object_object_add(o, key, v) : json_object_array_add(o, v)) < 0) {
+	if (!o || !v ||
+	    (key ? json_object_object_add(o, key, v) : json_object_array_add(o, v)) < 0) {
 		json_object_put(v);
 		return -ENOMEM;
 	}

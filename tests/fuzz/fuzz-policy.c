@@ -15,8 +15,8 @@
 
 /* The names a policy may use are its caller's (mountd: the operation
  * table's); these match the corpus.  Asked about: one it does not know too. */
-static char *const methods[] = {"Create", "Bind", "Reconfigure", "SetAttributes", "Move",
-				      "Unmount", "Info",   "List",	    "Watch",	     NULL};
+static char *const methods[] = {"Create",  "Bind", "Reconfigure", "SetAttributes", "Move",
+				"Unmount", "Info", "List",	  "Watch",	   NULL};
 static const char *const asked[] = {"Create", "Unmount", "Info", "List", "Nope"};
 
 static void ask(const Policy *p, uid_t uid, const PolicyRequest *req)

@@ -260,9 +260,10 @@ static void test_errors(void)
 		for (size_t j = 0; j < n_lines; j++) {
 			if (startswith(lines[j], "# "))
 				errors = streq(lines[j], "# ERRORS");
-			found = found || (errors && lines[j][0] == '*' &&
-					  startswith(lines[j] + 1, ops_errors[i].bus_name) &&
-					  streq(lines[j] + 1 + strlen(ops_errors[i].bus_name), "*"));
+			found = found ||
+				(errors && lines[j][0] == '*' &&
+				 startswith(lines[j] + 1, ops_errors[i].bus_name) &&
+				 streq(lines[j] + 1 + strlen(ops_errors[i].bus_name), "*"));
 		}
 		ok(found, "error %s is documented", ops_errors[i].bus_name);
 	}
@@ -276,9 +277,10 @@ static void test_errors(void)
 			continue;
 		n_page++;
 		for (size_t i = 0; i < ops_errors_n; i++)
-			known = known || (ops_errors[i].bus_name &&
-					  startswith(lines[j] + 1, ops_errors[i].bus_name) &&
-					  streq(lines[j] + 1 + strlen(ops_errors[i].bus_name), "*"));
+			known = known ||
+				(ops_errors[i].bus_name &&
+				 startswith(lines[j] + 1, ops_errors[i].bus_name) &&
+				 streq(lines[j] + 1 + strlen(ops_errors[i].bus_name), "*"));
 		ok(known, "documented error %s is one mountd answers", lines[j]);
 	}
 	ok(n_page == n_table, "%zu D-Bus errors in the table, %zu on the page", n_table, n_page);

@@ -431,14 +431,14 @@ static void test_worker(void)
 	{
 		struct stat st;
 
-		r = worker_in_namespace(ns, "/tmp", NULL, 0, child_reports_root, NULL, NULL, &reply);
+		r = worker_in_namespace(ns, "/tmp", NULL, 0, child_reports_root, NULL, NULL,
+					&reply);
 		ok(r == 0 && reply.error == 0 && stat("/tmp", &st) == 0 && reply.value == st.st_ino,
 		   "with a root, the function's root_fd is that directory");
-		r = worker_in_namespace(ns, "/proc/version", NULL, 0, child_reports_root, NULL, NULL,
-			       &reply);
+		r = worker_in_namespace(ns, "/proc/version", NULL, 0, child_reports_root, NULL,
+					NULL, &reply);
 		ok(r == 0 && reply.error == -ENOTDIR && streq(reply.failed_step, "resolve:root"),
-		   "a root that is no directory fails at resolve:root: %s",
-		   strerror(-reply.error));
+		   "a root that is no directory fails at resolve:root: %s", strerror(-reply.error));
 	}
 
 	r = worker_in_namespace(STDIN_FILENO, NULL, NULL, 0, child_returns_fd, NULL, NULL, &reply);
@@ -481,7 +481,8 @@ static void test_worker(void)
 			other_ns = open(path, O_RDONLY | O_CLOEXEC);
 		}
 		close(p[0]);
-		r = worker_in_namespace(other_ns, NULL, NULL, 0, child_reports_ns, NULL, NULL, &reply);
+		r = worker_in_namespace(other_ns, NULL, NULL, 0, child_reports_ns, NULL, NULL,
+					&reply);
 		ok(r == 0 && reply.error == 0 && fstat(other_ns, &there) == 0 &&
 			   reply.value == there.st_ino,
 		   "a function for another namespace runs in it");
@@ -849,9 +850,11 @@ int main(void)
 		WorkerReply reply;
 		int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 
-		ok(worker_in_namespace(self, NULL, NULL, 0, child_fails, NULL, NULL, &reply) == -EPERM,
+		ok(worker_in_namespace(self, NULL, NULL, 0, child_fails, NULL, NULL, &reply) ==
+			   -EPERM,
 		   "worker_in_namespace() outside a worker refuses");
-		ok(self >= 0 && worker_set_home(self) == 0, "a home namespace for worker_in_namespace()");
+		ok(self >= 0 && worker_set_home(self) == 0,
+		   "a home namespace for worker_in_namespace()");
 	}
 	test_keys();
 	test_param_shapes();

@@ -325,8 +325,7 @@ static void test_mount_entry(void)
 	for (const char *c = OPS_MOUNT_ENTRY_SIGNATURE; *c; c++, n_types++)
 		if (*c == 'a')
 			c = strchr(c, '}');
-	ok(n_types == n, "D-Bus %s: %zu types, %zu fields", OPS_MOUNT_ENTRY_SIGNATURE, n_types,
-	   n);
+	ok(n_types == n, "D-Bus %s: %zu types, %zu fields", OPS_MOUNT_ENTRY_SIGNATURE, n_types, n);
 	json_object_put(o);
 }
 
@@ -364,7 +363,8 @@ static void test_errors(void)
 	/* MountFailed's one D-Bus string: step, errno, messages, steps done. */
 	json_object *p = json_tokener_parse(
 		"{\"step\":\"fsconfig:size\",\"errno\":22,\"errnoName\":\"EINVAL\","
-		"\"messages\":[{\"step\":\"fsconfig:size\",\"level\":\"e\",\"text\":\"tmpfs: Bad value\"}],"
+		"\"messages\":[{\"step\":\"fsconfig:size\",\"level\":\"e\",\"text\":\"tmpfs: Bad "
+		"value\"}],"
 		"\"steps\":[{\"step\":\"fsopen\"},{\"step\":\"fsconfig:source\"}]}");
 	_cleanup_free_ char *text = NULL;
 	const OpsError *mf = ops_error_find(OPS_ERROR_NAME_MOUNT_FAILED);

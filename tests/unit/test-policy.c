@@ -171,7 +171,8 @@ int main(void)
 			  "unknown condition");
 
 	/* A failed parse leaves the previous policy in force. */
-	ok(policy_parse(&p, "allow user=7 method=List\n", "policy", methods, NULL) == 0, "parse one rule");
+	ok(policy_parse(&p, "allow user=7 method=List\n", "policy", methods, NULL) == 0,
+	   "parse one rule");
 	ok(policy_parse(&p, "allow user=7 nonsense\n", "policy", methods, NULL) == -EINVAL &&
 		   p.n_rules == 1 && p.rules[0].uid == 7,
 	   "a bad file does not replace a good policy");
@@ -200,8 +201,8 @@ int main(void)
 		unsigned l = 0;
 		Ask a = {1000, "Create", "ext4", 0, false, 1000, 1000};
 		int r;
-		ok(policy_parse(&q, "allow user=1000 method=Create namespace=owned\n", "policy", methods,
-				&e) == 0 &&
+		ok(policy_parse(&q, "allow user=1000 method=Create namespace=owned\n", "policy",
+				methods, &e) == 0 &&
 			   decide_image(&q, a, false, NULL) == 0 &&
 			   decide_image(&q, a, true, NULL) == -EPERM,
 		   "a broad rule lets a filesystem in, but not an image");
@@ -214,8 +215,8 @@ int main(void)
 			   decide_image(&q, a, false, &l) == 0 && l == 2,
 		   "image=yes matches images only, image=no everything else");
 		policy_done(&q);
-		ok(policy_parse(&q, "deny user=1000 method=Create\nallow image=yes\n", "policy", methods,
-				&e) == 0 &&
+		ok(policy_parse(&q, "deny user=1000 method=Create\nallow image=yes\n", "policy",
+				methods, &e) == 0 &&
 			   decide_image(&q, a, true, &l) == -EPERM && l == 1,
 		   "a deny rule without image= still refuses images");
 		policy_done(&q);
