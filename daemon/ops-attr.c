@@ -66,12 +66,6 @@ static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 
 int ops_setattr(const OpsSetattrRequest *r, MntLog *log)
 {
-	const char *field;
-	int k;
-
-	k = ops_setattr_validate(r, &field);
-	if (k < 0)
-		return k;
 	return ops_run_in(&r->ns, &r->userns_fd, r->userns_fd >= 0 ? 1 : 0, setattr_in_ns,
 			  (void *)r, log, NULL);
 }
@@ -158,12 +152,8 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 {
 	_cleanup_close_ int fs_fd = -EBADF;
 	struct fspick_args args = {.r = r};
-	const char *field;
 	int k;
 
-	k = ops_reconfigure_validate(r, &field);
-	if (k < 0)
-		return k;
 	k = ops_run_in(&r->ns, NULL, 0, fspick_in_ns, &args, log, &fs_fd);
 	if (k < 0)
 		return k;

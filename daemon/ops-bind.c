@@ -126,14 +126,9 @@ int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 	struct clone_args args = {.req = r};
 	_cleanup_close_ int mnt_fd = -EBADF;
 	struct mount_attr a;
-	const char *field;
 	int k;
 
 	*ret = (OpsMountResult){.mount_fd = -EBADF};
-	k = ops_bind_validate(r, &field);
-	if (k < 0)
-		return k;
-
 	k = ops_run_in(&r->source_ns, &r->source_fd, r->source_fd >= 0 ? 1 : 0, clone_in_ns, &args,
 		       log, &mnt_fd);
 	if (k < 0)

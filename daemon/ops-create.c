@@ -256,13 +256,10 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 {
 	_cleanup_(loopdev_donep) LoopDev loop = LOOPDEV_NULL;
 	_cleanup_free_ char *probed = NULL, *reply_fstype = NULL, *reply_loop = NULL;
-	const char *field, *fstype = r->fstype, *source = r->source;
+	const char *fstype = r->fstype, *source = r->source;
 	int k, mnt_fd;
 
 	*ret = (OpsMountResult){.mount_fd = -EBADF};
-	k = ops_create_validate(r, &field);
-	if (k < 0)
-		return k;
 
 	if (r->image.fd >= 0) {
 		/* The caller opened the image; the loop device over it is

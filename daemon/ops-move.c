@@ -74,12 +74,6 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 
 int ops_move(const OpsMoveRequest *r, MntLog *log)
 {
-	const char *field;
-	int k;
-
-	k = ops_move_validate(r, &field);
-	if (k < 0)
-		return k;
 	return ops_run_in(&r->ns, NULL, 0, move_in_ns, (void *)r, log, NULL);
 }
 
@@ -105,11 +99,5 @@ static int unmount_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 
 int ops_unmount(const OpsUnmountRequest *r, MntLog *log)
 {
-	const char *field;
-	int k;
-
-	k = ops_unmount_validate(r, &field);
-	if (k < 0)
-		return k;
 	return ops_run_in(&r->ns, NULL, 0, unmount_in_ns, (void *)r, log, NULL);
 }

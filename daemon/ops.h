@@ -15,7 +15,9 @@
  *    log carries the kernel's fs_context messages in either case.
  *  - ops_*_validate() check a request completely before any system call;
  *    they return -EINVAL (or -E2BIG/-ERANGE) and name the offending field
- *    ("parameters[2].key") in *ret_field.
+ *    ("parameters[2].key") in *ret_field.  They run where a request is
+ *    decoded (ops_request_decode()), the only way requests are made; the
+ *    operations take a request that passed and do not check it again.
  */
 
 #include <stdbool.h>
