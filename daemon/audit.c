@@ -325,17 +325,16 @@ static void read_comm(pid_t pid, char comm[static 32])
  * "Create tmpfs on /mnt/x in namespace {"pid":42} by uid 1000 (mountctl):
  * done", or the error, the step, the errno and why.  The fields say the
  * same one by one. */
-static void request_message(char *buf, size_t size, const char *method, json_object *parameters,
-			    const char *comm, uid_t uid, const char *error, const char *step,
-			    const char *errno_name, const char *reason)
+/* What a record says of one request, read from its parameters once. */
+typedef struct RequestFacts {
+	const char *method, *fstype, *source, *placed, *path, *from, *to, *root, *ns;
+	const char *comm, *error, *step, *errno_name, *reason;
+	uid_t uid;
+} RequestFacts;
+
+/* MESSAGE: what, where, who and how it ended, as a person reads it. */
+static void request_message(char *buf, size_t size, const RequestFacts *f)
 {
-	const char *fstype = member(parameters, "fsType"), *path = member(parameters, "path"),
-		   *placed = member(parameters, "placement.path"),
-		   *source = member(parameters, "source") ?: member(parameters, "sourcePath"),
-		   *from = member(parameters, "from"), *to = member(parameters, "to"),
-		   *root = member(parameters, "namespace.root")
-				   ?: member(parameters, "placement.namespace.root"),
-		   *ns = namespace_of(parameters);
 	size_t used = 0;
 
 #define PUT(...)                                                                           \
@@ -343,28 +342,29 @@ static void request_message(char *buf, size_t size, const char *method, json_obj
 		int n_ = used < size ? snprintf(buf + used, size - used, __VA_ARGS__) : 0; \
 		used += n_ > 0 ? (size_t)n_ : 0;                                           \
 	} while (0)
-	PUT("%s", method);
-	if (fstype)
-		PUT(" %s", fstype);
-	if (source)
-		PUT(" %s", source);
-	if (placed)
-		PUT(" on %s", placed);
-	if (path)
-		PUT(" %s", path);
-	if (from && to)
-		PUT(" %s to %s", from, to);
-	if (!streq(ns, "own"))
-		PUT(" in namespace %s", ns);
-	if (root)
-		PUT(" under %s", root);
-	PUT(" by uid %u (%s): %s", (unsigned)uid, comm[0] ? comm : "?", error ?: "done");
-	if (step)
-		PUT(" at %s", step);
-	if (errno_name)
-		PUT(": %s", errno_name);
-	if (reason && error)
-		PUT(": %s", reason);
+	PUT("%s", f->method);
+	if (f->fstype)
+		PUT(" %s", f->fstype);
+	if (f->source)
+		PUT(" %s", f->source);
+	if (f->placed)
+		PUT(" on %s", f->placed);
+	if (f->path)
+		PUT(" %s", f->path);
+	if (f->from && f->to)
+		PUT(" %s to %s", f->from, f->to);
+	if (!streq(f->ns, "own"))
+		PUT(" in namespace %s", f->ns);
+	if (f->root)
+		PUT(" under %s", f->root);
+	PUT(" by uid %u (%s): %s", (unsigned)f->uid, f->comm[0] ? f->comm : "?",
+	    f->error ?: "done");
+	if (f->step)
+		PUT(" at %s", f->step);
+	if (f->errno_name)
+		PUT(": %s", f->errno_name);
+	if (f->reason && f->error)
+		PUT(": %s", f->reason);
 #undef PUT
 }
 
@@ -372,14 +372,24 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 		   const char *authorized_by, const char *error, json_object *error_parameters)
 {
 	char comm[32], messages[1024], message[2048];
-	const char *target = member(parameters, "path") ?: member(parameters, "placement.path");
-	const char *root = member(parameters, "namespace.root")
-				   ?: member(parameters, "placement.namespace.root");
-	const char *source = member(parameters, "source") ?: member(parameters, "sourcePath");
-	const char *fstype = member(parameters, "fsType");
-	const char *errno_name = member(error_parameters, "errnoName");
-	const char *step = member(error_parameters, "step");
-	const char *reason = member(error_parameters, "reason") ?: authorized_by;
+	RequestFacts f = {
+		.method = method,
+		.fstype = member(parameters, "fsType"),
+		.source = member(parameters, "source") ?: member(parameters, "sourcePath"),
+		.placed = member(parameters, "placement.path"),
+		.path = member(parameters, "path"),
+		.from = member(parameters, "from"),
+		.to = member(parameters, "to"),
+		.root = member(parameters, "namespace.root")
+				?: member(parameters, "placement.namespace.root"),
+		.ns = namespace_of(parameters),
+		.comm = comm,
+		.error = error,
+		.step = member(error_parameters, "step"),
+		.errno_name = member(error_parameters, "errnoName"),
+		.reason = member(error_parameters, "reason") ?: authorized_by,
+		.uid = caller->id.uid,
+	};
 	JournalRecord *r;
 
 	if (caller->comm)
@@ -391,8 +401,7 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	r = queue_next();
 	if (!r)
 		return;
-	request_message(message, sizeof(message), method, parameters, comm, caller->id.uid, error,
-			step, errno_name, reason);
+	request_message(message, sizeof(message), &f);
 	journal_record_add(r, "MESSAGE", message);
 	journal_record_add(r, "MESSAGE_ID",
 			   is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
@@ -403,15 +412,15 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)caller->principal);
 	add_set(r, "MOUNTD_CALLER_COMM", comm);
 	journal_record_add(r, "MOUNTD_METHOD", method);
-	add_set(r, "MOUNTD_FSTYPE", fstype);
-	add_set(r, "MOUNTD_SOURCE", source);
-	journal_record_add(r, "MOUNTD_NAMESPACE", namespace_of(parameters));
-	add_set(r, "MOUNTD_ROOT", root);
-	add_set(r, "MOUNTD_PATH", target);
+	add_set(r, "MOUNTD_FSTYPE", f.fstype);
+	add_set(r, "MOUNTD_SOURCE", f.source);
+	journal_record_add(r, "MOUNTD_NAMESPACE", f.ns);
+	add_set(r, "MOUNTD_ROOT", f.root);
+	add_set(r, "MOUNTD_PATH", f.path ?: f.placed);
 	journal_record_add(r, "MOUNTD_RESULT", error ?: "ok");
-	add_set(r, "MOUNTD_ERRNO", errno_name);
-	add_set(r, "MOUNTD_STEP", step);
-	add_set(r, "MOUNTD_POLICY", reason);
+	add_set(r, "MOUNTD_ERRNO", f.errno_name);
+	add_set(r, "MOUNTD_STEP", f.step);
+	add_set(r, "MOUNTD_POLICY", f.reason);
 	add_set(r, "MOUNTD_KERNEL_MESSAGES", messages);
 	queued();
 }
