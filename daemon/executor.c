@@ -474,15 +474,18 @@ static Worker *worker_lru_idle(Executor *x, uid_t p)
 
 /* Room for one more worker of principal p: within its own limit and the
  * executor's, made by retiring idle workers, least recently used first.
- * false: the job waits until a worker comes free.  Root is not limited: it
- * is served whatever the others hold, and they cannot reach the unit's
- * TasksMax (EXEC_WORKERS_MAX). */
+ * false: the job waits until a worker comes free.  Root's own workers are
+ * bounded (EXEC_WORKERS_ROOT) but it never waits for the others': they
+ * cannot reach the unit's TasksMax (EXEC_WORKERS_MAX). */
 static bool make_room(Executor *x, uid_t p)
 {
 	Worker *w;
 
-	if (p == 0)
+	if (p == 0) {
+		while (workers_counted(x, 0) >= EXEC_WORKERS_ROOT && (w = worker_lru_idle(x, 0)))
+			worker_retire(w);
 		return true;
+	}
 	while (workers_counted(x, p) >= EXEC_WORKERS_PER_UID) {
 		w = worker_lru_idle(x, p);
 		if (!w)
@@ -709,7 +712,10 @@ static int job_start(Job *j, const int *fds, size_t n_fds)
 		r = worker_spawn(x, g, j->nsfs, &w);
 		if (r < 0) {
 			group_maybe_free(g);
-			return r;
+			/* The unit's TasksMax, reached while retired workers
+			 * still exit: wait for one to be reaped (worker_free()
+			 * dispatches again), not a refusal. */
+			return r == -EAGAIN && x->n_workers > 0 ? -EBUSY : r;
 		}
 	}
 	/* The worker is idle: its socket's buffer is empty, and the message

@@ -42,6 +42,11 @@
 /* Workers of all users but root: with a helper each (caller-sb.c) still
  * below mountd.service's TasksMax=256, so root is always served. */
 #define EXEC_WORKERS_MAX    112U
+/* Root's workers, busy (EXEC_BUSY_PER_UID at most) and idle: past it its
+ * least recently used idle one ends.  Root is never refused for want of a
+ * worker, however many namespaces it has served (a node's containers): its
+ * idle workers are a cache, not a claim on the unit's tasks. */
+#define EXEC_WORKERS_ROOT   24U
 #define EXEC_QUEUED_PER_UID 64U
 #define EXEC_IDLE_USEC	    (10ULL * 1000 * 1000)
 #define EXEC_FDS_MAX	    64U

@@ -386,6 +386,34 @@ int main(void)
 		answer_done(&a[0]);
 	}
 
+	/* Root's idle workers are bounded too, and root is never refused for
+	 * them: a request into each of more namespaces than it keeps. */
+	{
+		enum { N = EXEC_WORKERS_ROOT + 6 };
+		pid_t pids[N];
+		bool answered = true;
+		unsigned live = 0;
+
+		for (unsigned i = 0; i < N; i++) {
+			r = submit_as(x, 400000 + i, 0, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+			answered =
+				answered && r == 0 && wait_all(e, a, 1) && a[0].r == 0 && a[0].text;
+			pids[i] = answered ? atoi(a[0].text) : 0;
+			answer_done(&a[0]);
+		}
+		ok(answered, "root's requests under %u keys, every one answered", N);
+		for (uint64_t end = now_ms() + 5000; now_ms() < end;) {
+			live = 0;
+			for (unsigned i = 0; i < N; i++)
+				live += pids[i] > 0 && alive(pids[i]);
+			if (live <= EXEC_WORKERS_ROOT)
+				break;
+			(void)sd_event_run(e, 50 * 1000);
+		}
+		ok(live == EXEC_WORKERS_ROOT, "  of which %u stay alive, idle, not %u", live, N);
+		ok(alive(pids[N - 1]) && !alive(pids[0]), "  the least recently used went first");
+	}
+
 	/* Freeing: pending requests are cancelled, no child is left. */
 	r = submit(x, 5000, -EBADF, "sleep 5000", NULL, 0, 60000, &a[0]);
 	(void)sd_event_run(e, 0);
