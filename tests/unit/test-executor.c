@@ -183,6 +183,23 @@ static bool alive(pid_t pid)
 	return kill(pid, 0) == 0;
 }
 
+/* How many of pids live once retired workers have exited (they do at
+ * once): waited for until at most limit do, for 5 s at the most. */
+static unsigned live_after_retiring(sd_event *e, const pid_t *pids, unsigned n, unsigned limit)
+{
+	unsigned live = 0;
+
+	for (uint64_t end = now_ms() + 5000; now_ms() < end;) {
+		live = 0;
+		for (unsigned i = 0; i < n; i++)
+			live += pids[i] > 0 && alive(pids[i]);
+		if (live <= limit)
+			break;
+		(void)sd_event_run(e, 50 * 1000);
+	}
+	return live;
+}
+
 int main(void)
 {
 	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
@@ -370,15 +387,7 @@ int main(void)
 			answer_done(&a[0]);
 		}
 		ok(answered && spread, "a user's requests under %u keys, one worker each", N);
-		/* Retired workers exit at once: wait until they have. */
-		for (uint64_t end = now_ms() + 5000; now_ms() < end;) {
-			live = 0;
-			for (unsigned i = 0; i < N; i++)
-				live += pids[i] > 0 && alive(pids[i]);
-			if (live <= EXEC_WORKERS_PER_UID)
-				break;
-			(void)sd_event_run(e, 50 * 1000);
-		}
+		live = live_after_retiring(e, pids, N, EXEC_WORKERS_PER_UID);
 		ok(live == EXEC_WORKERS_PER_UID, "  of which %u stay alive, idle, not %u", live, N);
 		ok(alive(pids[N - 1]) && !alive(pids[0]), "  the least recently used went first");
 		r = submit(x, 0, -EBADF, "pid", NULL, 0, 5000, &a[0]);
@@ -402,14 +411,7 @@ int main(void)
 			answer_done(&a[0]);
 		}
 		ok(answered, "root's requests under %u keys, every one answered", N);
-		for (uint64_t end = now_ms() + 5000; now_ms() < end;) {
-			live = 0;
-			for (unsigned i = 0; i < N; i++)
-				live += pids[i] > 0 && alive(pids[i]);
-			if (live <= EXEC_WORKERS_ROOT)
-				break;
-			(void)sd_event_run(e, 50 * 1000);
-		}
+		live = live_after_retiring(e, pids, N, EXEC_WORKERS_ROOT);
 		ok(live == EXEC_WORKERS_ROOT, "  of which %u stay alive, idle, not %u", live, N);
 		ok(alive(pids[N - 1]) && !alive(pids[0]), "  the least recently used went first");
 	}
