@@ -12,6 +12,7 @@
 
 #include "libmountd-client.h"
 #include "fs-probe.h"
+#include "mount-entry.h"
 #include "mountctl.h"
 #include "util.h"
 
@@ -101,9 +102,12 @@ int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
 	if (a->image) {
 		json_object *img = json_object_new_object();
 		/* A read-only mount gets a read-only loop device. */
-		bool ro = opts.attributes && json_object_object_get(opts.attributes, "readOnly") &&
-			  json_object_get_boolean(
-				  json_object_object_get(opts.attributes, "readOnly"));
+		json_object *rdonly =
+			opts.attributes
+				? json_object_object_get(opts.attributes,
+							 mount_attribute_name(MOUNT_ATTR_RDONLY))
+				: NULL;
+		bool ro = rdonly && json_object_get_boolean(rdonly);
 		int k;
 
 		if (!img)
