@@ -71,13 +71,21 @@ struct wb_params {
 	uint64_t spare1;
 };
 
+/* The record as issue 32 left it; kernels before that end at `missing`
+ * (then `reserved`, always 0): RECORD_V0 bytes. */
 struct wb_mount_record {
 	uint32_t size, nr_parameters;
 	uint64_t mnt_id, parent_id, mnt_attr, mnt_propagation, sb_flags;
 	struct fsinfo_statfs statfs;
 	uint32_t dev_major, dev_minor;
-	uint32_t fs_type, source, mount_point, mount_root, parameters, reserved;
+	uint32_t fs_type, source, mount_point, mount_root, parameters, missing;
+	uint64_t peer_group, master, propagate_from;
+	uint32_t security_parameters, nr_security_parameters;
+	int32_t statfs_error;
+	uint32_t reserved;
 };
+#define RECORD_V0 offsetof(struct wb_mount_record, peer_group)
+#define RECORD_NO_STATFS 0x1u /* FSINFO_RECORD_NO_STATFS */
 
 _Static_assert(sizeof(struct wb_params) == sizeof(struct fsinfo_params), "fsinfo_params");
 #if FSINFO_FLAG_QUERY_MOUNT_ID == 0x00000001
@@ -90,7 +98,7 @@ _Static_assert(offsetof(struct fsinfo_mount_record, nr_parameters) ==
 	       "record");
 _Static_assert(fsinfo_attr_mount_record == ATTR_MOUNT_RECORD, "attr");
 #else
-_Static_assert(sizeof(struct wb_mount_record) == 136, "record");
+_Static_assert(RECORD_V0 == 136, "record");
 #endif
 
 struct wb_mnt_id_req {
@@ -488,14 +496,15 @@ static void record_to_rec(Walk *w, Rec *r, const char *base)
 	const char *s;
 
 	r->id = mr->mnt_id;
-	r->have_statfs = 1;
+	/* A part the kernel could not have is marked missing, its offset 0. */
+	r->have_statfs = !(mr->missing & RECORD_NO_STATFS);
 	r->blocks = mr->statfs.f_blocks;
 	r->files = mr->statfs.f_files;
 	r->bsize = mr->statfs.f_bsize;
 	r->type = arena_str(&w->strs, base + mr->fs_type);
-	r->source = arena_str(&w->strs, base + mr->source);
+	r->source = arena_str(&w->strs, mr->source ? base + mr->source : "");
 	r->point = mr->mount_point ? arena_str(&w->strs, base + mr->mount_point) : NULL;
-	r->root = arena_str(&w->strs, base + mr->mount_root);
+	r->root = arena_str(&w->strs, mr->mount_root ? base + mr->mount_root : "");
 	s = base + mr->parameters;
 	for (uint32_t k = 0; k < mr->nr_parameters; k++) {
 		size_t l = strlen(s);
@@ -519,7 +528,7 @@ static void walk_fsinfo_record(Walk *w)
 		while ((got = fsinfo_id(w, ids[i], ATTR_MOUNT_RECORD, 0, fd_buf.p, fd_buf.cap)) >
 		       (long)fd_buf.cap)
 			buf_need(&fd_buf, (size_t)got);
-		if (got < (long)sizeof(struct wb_mount_record)) {
+		if (got < (long)RECORD_V0) {
 			w->errors++;
 			continue;
 		}

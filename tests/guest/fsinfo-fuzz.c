@@ -519,7 +519,9 @@ static void one_call(const struct pool *p, const struct bufs *b, struct phase_re
 		}
 	} else {
 		r->ok++;
-		if ((unsigned long)ret > (walk ? size : VALUE_LIMIT)) {
+		/* A walk fills at most the buffer; without one it gives
+		 * the size the next record needs. */
+		if ((unsigned long)ret > (walk && buf && size ? size : VALUE_LIMIT)) {
 			r->too_big++;
 			note_bad(r, "value too big", desc);
 		}
