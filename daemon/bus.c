@@ -99,11 +99,6 @@ static void touch(BusFront *b)
 	b->last_activity = now_usec();
 }
 
-static const char *errno_name(int r)
-{
-	return strerrorname_np(r < 0 ? -r : r) ?: "?";
-}
-
 /* ---- one call ------------------------------------------------------------------ */
 
 typedef struct BusCall {

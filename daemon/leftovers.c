@@ -317,7 +317,7 @@ void leftovers_clean(void)
 			else
 				log_notice("left %s alone (%s): no longer what a killed mountd "
 					   "made, or not reachable",
-					   r.path, strerrorname_np(-k) ?: "?");
+					   r.path, errno_name(k));
 			free(r.path);
 		}
 		(void)unlinkat(dirfd(d), de->d_name, 0);

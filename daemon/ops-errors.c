@@ -34,11 +34,6 @@ static int text_printf(char **ret, const char *fmt, ...)
 	return n < 0 ? -ENOMEM : 0;
 }
 
-static const char *errno_name(int err)
-{
-	return strerrorname_np(err) ?: "?";
-}
-
 static int invalid_parameter_text(json_object *p, char **ret)
 {
 	return text_printf(ret, "Invalid parameter: %s", param_str(p, "parameter"));

@@ -224,7 +224,7 @@ static json_object *errno_json(int r)
 	_cleanup_json_ json_object *p = json_object_new_object();
 
 	if (json_add(p, "errno", json_object_new_int(-r)) < 0 ||
-	    json_add(p, "errnoName", json_object_new_string(strerrorname_np(-r) ?: "?")) < 0)
+	    json_add(p, "errnoName", json_object_new_string(errno_name(r))) < 0)
 		return NULL;
 	return TAKE_PTR(p);
 }
@@ -249,7 +249,7 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
 		p = json_object_new_object();
 		k = json_add(p, "step", json_object_new_string(log->failed_step)) ?:
 			json_add(p, "errno", json_object_new_int(-r)) ?:
-			json_add(p, "errnoName", json_object_new_string(strerrorname_np(-r) ?: "?")) ?:
+			json_add(p, "errnoName", json_object_new_string(errno_name(r))) ?:
 			json_add(p, "messages", messages_to_json(log)) ?:
 			json_add(p, "steps", steps_to_json(log));
 		*ret_name = OPS_ERROR_NAME_MOUNT_FAILED;
@@ -257,8 +257,7 @@ int ops_error_encode(const OpsMethod *m, const void *req, int r, const MntLog *l
 		char reason[128];
 
 		p = json_object_new_object();
-		snprintf(reason, sizeof(reason), "%s: %s", strerrorname_np(-r) ?: "?",
-			 strerror(-r));
+		snprintf(reason, sizeof(reason), "%s: %s", errno_name(r), strerror(-r));
 		k = json_add(p, "reason", json_object_new_string(reason));
 		*ret_name = OPS_ERROR_NAME_PERMISSION;
 	} else {

@@ -103,6 +103,12 @@ static inline void closedirp(DIR **d)
 }
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
+/* The symbolic name of an errno, either sign ("EACCES"); "?" if unknown. */
+static inline const char *errno_name(int r)
+{
+	return strerrorname_np(r < 0 ? -r : r) ?: "?";
+}
+
 /* free(p), as an expression: p = mfree(p). */
 static inline void *mfree(void *p)
 {
