@@ -28,6 +28,10 @@ struct Watch {
 	void *userdata;
 	uid_t uid;
 	uint64_t next_usec; /* CLOCK_MONOTONIC: not to look before */
+	/* Inside the event callbacks: a front end may free the watch there
+	 * (its client went away while an event was written); freed then
+	 * once they return. */
+	bool delivering, freed;
 	LIST_ENTRY(Watch) link;
 };
 
@@ -38,6 +42,10 @@ Watch *watch_free(Watch *w)
 {
 	if (!w)
 		return NULL;
+	if (w->delivering) {
+		w->freed = true;
+		return NULL;
+	}
 	LIST_REMOVE(w, link);
 	sd_event_source_disable_unref(w->timer);
 	sd_event_source_disable_unref(w->mountinfo);
@@ -89,10 +97,14 @@ static void watch_update(Watch *w)
 		watch_end(w, r);
 		return;
 	}
-	for (size_t i = 0; r >= 0 && i < n; i++)
+	w->delivering = true;
+	for (size_t i = 0; r >= 0 && !w->freed && i < n; i++)
 		r = w->cb->event(w, &events[i], w->userdata);
+	w->delivering = false;
 	ops_watch_events_free(events, n);
-	if (r < 0)
+	if (w->freed)
+		watch_free(w);
+	else if (r < 0)
 		watch_end(w, r);
 }
 
