@@ -9,7 +9,7 @@
 #include "log.h"
 #include "ops-internal.h"
 #include "ops-table.h"
-#include "process.h"
+#include "sys-process.h"
 #include "util.h"
 
 Policy auth_policy;

@@ -3,7 +3,7 @@
 
 /*
  * The step between decoding a request and running it, shared by the varlink
- * and D-Bus front ends: work out the facts policy.c decides on (whose is the
+ * and D-Bus front ends: work out the facts authorize-policy.c decides on (whose is the
  * target namespace, is it the caller's own) and ask the policy.
  */
 
@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "ops.h"
-#include "policy.h"
+#include "authorize-policy.h"
 
 typedef struct OpsMethod OpsMethod; /* ops-table.h, which includes this */
 

@@ -4,14 +4,18 @@
 # The mount layer, worker, loop devices, operations, the operation table
 # (requests and replies as JSON), the watch driver (sd-event) and the names
 # both front ends spell: what the unit tests link, as mountd does.
-MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/,mnt.o worker.o loopdev.o ops-common.o process.o \
-	ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o ops-watch.o \
-	watch.o ops-names.o ops-errors.o ops-mount-entry.o base64.o ops-table.o ops-table-decode.o ops-table-encode.o \
-	ops-table-execute.o rights.o caps.o leftovers.o test-hook.o \
-	nonblocking.o caller-sb.o fs-params.o) $(B)/shared/fs-probe.o
+MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/, \
+	executor-worker.o executor-rights.o executor-caps.o executor-nonblocking.o \
+	executor-caller-sb.o \
+	ops-common.o ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o \
+	ops-watch.o ops-watch-events.o ops-names.o ops-errors.o ops-mount-entry.o \
+	ops-table.o ops-table-decode.o ops-table-encode.o ops-table-execute.o \
+	ops-leftovers.o ops-fs-params.o \
+	sys-mnt.o sys-loopdev.o sys-process.o test-hook.o) \
+	$(B)/shared/fs-probe.o $(B)/shared/base64.o
 
 # Authorization, consulted by both front ends before any operation.
-MOUNTD_AUTH_OBJS := $(B)/daemon/policy.o $(B)/daemon/authorize.o
+MOUNTD_AUTH_OBJS := $(B)/daemon/authorize-policy.o $(B)/daemon/authorize.o
 
 # The IDL is served verbatim by GetInterfaceDescription: embed the file as
 # a C string at build time so the text cannot drift from what is installed.
@@ -25,9 +29,10 @@ $(B)/daemon/io.mountd.Mount.varlink.c: daemon/io.mountd.Mount.varlink
 $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-MOUNTD_OBJS := $(B)/daemon/mountd.o $(B)/daemon/varlink-mount.o $(B)/daemon/bus.o \
-	$(B)/daemon/bus-args.o $(B)/daemon/request.o $(B)/daemon/audit.o $(B)/daemon/journal.o \
-	$(B)/daemon/polkit.o $(B)/daemon/executor.o $(B)/daemon/ratelimit.o $(B)/daemon/peerlog.o \
+MOUNTD_OBJS := $(B)/daemon/mountd.o \
+	$(addprefix $(B)/daemon/,front-varlink.o front-bus.o front-bus-args.o \
+		request.o request-ratelimit.o request-audit.o request-journal.o \
+		request-peerlog.o authorize-polkit.o executor.o) \
 	$(B)/shared/json-scan.o \
 	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) \
 	$(VARLINK_OBJS)

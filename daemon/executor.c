@@ -19,11 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "executor-caps.h"
 #include "executor.h"
-#include "nonblocking.h"
+#include "executor-nonblocking.h"
 #include "util.h"
-#include "worker.h"
+#include "executor-worker.h"
 
 /* Texts up to this size travel in the datagram itself, larger ones in a
  * memfd: an AF_UNIX datagram must fit the socket's send buffer whole. */

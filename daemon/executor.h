@@ -39,7 +39,7 @@
  * until it is reaped; past it the least recently used idle one ends, or
  * the job waits. */
 #define EXEC_WORKERS_PER_UID 16U
-/* Workers of all users but root: with a helper each (caller-sb.c) still
+/* Workers of all users but root: with a helper each (executor-caller-sb.c) still
  * below mountd.service's TasksMax=256, so root is always served. */
 #define EXEC_WORKERS_MAX    112U
 /* Root's workers, busy (EXEC_BUSY_PER_UID at most) and idle: past it its

@@ -5,7 +5,7 @@
  * mountd's own lines for the journal: stderr, which systemd connects to it,
  * with the line's priority as its "<N>" prefix (sd-daemon(3)) and "mountd: "
  * before the text; varlink/ writes its own the same way ("varlink: ").
- * Requests have their structured records apart (audit.c).
+ * Requests have their structured records apart (request-audit.c).
  */
 
 #include <stdio.h>

@@ -21,19 +21,19 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "bus.h"
-#include "caps.h"
+#include "front-bus.h"
+#include "executor-caps.h"
 #include "executor.h"
-#include "leftovers.h"
+#include "ops-leftovers.h"
 #include "log.h"
-#include "peerlog.h"
-#include "ratelimit.h"
+#include "request-peerlog.h"
+#include "request-ratelimit.h"
 #include "request.h"
 #include "util.h"
 #include "authorize.h"
-#include "varlink-mount.h"
+#include "front-varlink.h"
 #include "version.h"
-#include "watch.h"
+#include "ops-watch-events.h"
 #include "varlink.h"
 
 #define SOCKET_PATH "/run/mountd/io.mountd.Mount"
@@ -180,7 +180,7 @@ static int env_number(const char *name, unsigned long def, unsigned long *ret)
 	return errno || *end || end == e ? -EINVAL : 0;
 }
 
-/* Each non-root uid's call rate (ratelimit.h): MOUNTD_RATE_LIMIT_BURST
+/* Each non-root uid's call rate (request-ratelimit.h): MOUNTD_RATE_LIMIT_BURST
  * calls (0: no limit) per MOUNTD_RATE_LIMIT_INTERVAL_SEC, as systemd names
  * its own. */
 static int setup_rate_limit(Daemon *d)
@@ -316,7 +316,7 @@ static int parse_argv(int argc, char **argv)
 }
 
 /* A log line to a journal stream that journald does not read would wait
- * in write(), and with it every client of the loop (journal.h): such a
+ * in write(), and with it every client of the loop (request-journal.h): such a
  * line is dropped instead.  Only when stderr is that stream: O_NONBLOCK on
  * a terminal would be the shell's too. */
 static void stderr_nonblocking(void)
@@ -448,7 +448,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* Set up: from here on the loop needs only what caps.h lists. */
+	/* Set up: from here on the loop needs only what executor-caps.h lists. */
 	r = caps_daemon();
 	if (r < 0) {
 		log_error("capabilities: %s", strerror(-r));

@@ -4,7 +4,7 @@
  * the superblock with fspick() + fsconfig() + FSCONFIG_CMD_RECONFIGURE.
  * mount_setattr() only acts on mounts of the caller's namespace, and the
  * paths are the target's: both run through worker_in_namespace() in the target
- * namespace, which is the executor worker's own (worker.h).  fspick() hands
+ * namespace, which is the executor worker's own (executor-worker.h).  fspick() hands
  * its context fd back, so that the parameters and the kernel's messages are
  * handled as for a new filesystem.
  */
@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <fcntl.h>
 
-#include "caller-sb.h"
+#include "executor-caller-sb.h"
 #include "ops-internal.h"
-#include "rights.h"
+#include "executor-rights.h"
 #include "util.h"
 
 void ops_setattr_request_done(OpsSetattrRequest *r)

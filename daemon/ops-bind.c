@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 
 #include "ops-internal.h"
-#include "rights.h"
+#include "executor-rights.h"
 #include "util.h"
-#include "worker.h"
+#include "executor-worker.h"
 
 void ops_bind_request_done(OpsBindRequest *r)
 {

@@ -19,11 +19,11 @@
 
 #include <linux/nsfs.h>
 
-#include "fs-params.h"
-#include "leftovers.h"
+#include "ops-fs-params.h"
+#include "ops-leftovers.h"
 #include "ops-internal.h"
-#include "process.h"
-#include "rights.h"
+#include "sys-process.h"
+#include "executor-rights.h"
 #include "util.h"
 
 #ifndef PIDFD_NONBLOCK
@@ -205,7 +205,7 @@ int ops_param_for_caller(const char *fstype, const MntParam *p, bool read_only, 
 		return 0;
 	case FS_PARAM_PATH:
 		/* Looked up by the kernel as it is set, with the caller's
-		 * rights (rights.h). */
+		 * rights (executor-rights.h). */
 		return 0;
 	case FS_PARAM_DEVICE:
 		if (p->type != MNT_PARAM_STRING)

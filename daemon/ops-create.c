@@ -11,14 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "caller-sb.h"
-#include "fs-params.h"
-#include "loopdev.h"
+#include "executor-caller-sb.h"
+#include "ops-fs-params.h"
+#include "sys-loopdev.h"
 #include "ops-internal.h"
-#include "rights.h"
+#include "executor-rights.h"
 #include "test-hook.h"
 #include "util.h"
-#include "worker.h"
+#include "executor-worker.h"
 
 void ops_create_request_done(OpsCreateRequest *r)
 {
@@ -161,7 +161,7 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	int k;
 
 	/* A superblock that remembers its maker is a non-root caller's own
-	 * (caller-sb.h): in its container's user namespace, else in a new
+	 * (executor-caller-sb.h): in its container's user namespace, else in a new
 	 * one of its own. */
 	by_caller = rights_caller(&uid, &gid) && caller_sb_needed(fstype);
 	if (by_caller) {

@@ -15,7 +15,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
-#include "nonblocking.h"
+#include "executor-nonblocking.h"
 #include "ops-internal.h"
 #include "util.h"
 

@@ -2,15 +2,15 @@
 #pragma once
 
 /* Helpers of the operations (ops-*.c).  request.c, authorize.c and
- * leftovers.c use the namespace and process ones too. */
+ * ops-leftovers.c use the namespace and process ones too. */
 
 #include <stdbool.h>
 #include <stdlib.h>
-#include <linux/mount.h> /* MS_*, MOUNT_ATTR_*; the syscalls are in mnt.c */
+#include <linux/mount.h> /* MS_*, MOUNT_ATTR_*; the syscalls are in sys-mnt.c */
 
-#include "mnt.h"
+#include "sys-mnt.h"
 #include "ops.h"
-#include "worker.h"
+#include "executor-worker.h"
 
 #ifndef MNT_FORCE
 #define MNT_FORCE 0x00000001
@@ -28,7 +28,7 @@ int ops_path_validate(const char *path, bool allow_empty);
 int ops_path_in_namespace_validate(const char *path, const OpsNamespace *ns,
 				   const char **ret_field);
 /* A parameter of fstype as the kernel is to get it from a non-root caller
- * (fs-params.h): a value or a path as given; a block device as an fd the
+ * (ops-fs-params.h): a value or a path as given; a block device as an fd the
  * caller opened (read, and write unless read_only), in *ret with *ret_fd
  * to close; anything else refused with -EPERM and a message, step
  * "fsconfig:KEY".  Root's: as given. */

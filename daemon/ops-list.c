@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "ops-internal.h"
-#include "process.h"
+#include "sys-process.h"
 #include "util.h"
-#include "worker.h"
+#include "executor-worker.h"
 
 void ops_mount_entry_done(OpsMountEntry *e)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mnt.h"
+#include "sys-mnt.h"
 #include "ops-mount-entry.h"
 #include "ops-names.h"
 #include "ops-table-internal.h"

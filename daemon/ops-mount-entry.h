@@ -8,7 +8,7 @@
  * The kind says how the field is written as JSON (json-c objects, and
  * List's direct text), its IDL type and its D-Bus type; the D-Bus signature
  * of a mount follows from the list.  A field added there is in every
- * writer; bus.c appends by kind.
+ * writer; front-bus.c appends by kind.
  */
 
 #include <stdbool.h>

@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 
-#include "leftovers.h"
+#include "ops-leftovers.h"
 #include "ops-internal.h"
-#include "rights.h"
+#include "executor-rights.h"
 #include "util.h"
 
 void ops_move_request_done(OpsMoveRequest *r)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mnt.h"
+#include "sys-mnt.h"
 #include "mount-entry.h"
 #include "ops.h"
 

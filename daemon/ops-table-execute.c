@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "ops-table.h"
-#include "rights.h"
+#include "executor-rights.h"
 #include "util.h"
 
 /* ---- the worker side ------------------------------------------------------------ */

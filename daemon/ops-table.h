@@ -25,7 +25,7 @@
 
 #include "authorize.h"
 #include "json-dispatch.h"
-#include "mnt.h"
+#include "sys-mnt.h"
 #include "ops-errors.h"
 #include "ops-mount-entry.h"
 #include "ops.h"
@@ -33,7 +33,7 @@
 /* Where a method runs. */
 typedef enum OpsRun {
 	OPS_RUN_WORKER, /* in an executor worker inside the target namespace */
-	OPS_RUN_WATCH,	/* a stream, in the event loop (watch.c) */
+	OPS_RUN_WATCH,	/* a stream, in the event loop (ops-watch-events.c) */
 } OpsRun;
 
 /* What one reply field holds; each kind has one JSON encoder (from the
@@ -106,7 +106,7 @@ typedef struct OpsMethod {
 	int (*execute)(const void *req, OpsResult *res, MntLog *log);
 	/* Optional: the operation answered in mountd's event loop, in the
 	 * namespace mnt_ns_id whose root is root_fd, when nothing can make
-	 * it wait (nonblocking.h); -EAGAIN: run execute in a worker. */
+	 * it wait (executor-nonblocking.h); -EAGAIN: run execute in a worker. */
 	int (*execute_nonblocking)(const void *req, int root_fd, uint64_t mnt_ns_id,
 				   OpsResult *res);
 	void (*result_done)(OpsResult *res);
@@ -116,7 +116,7 @@ typedef struct OpsMethod {
 	int (*encode_error)(const void *req, int r, const char **ret_name,
 			    json_object **ret_params);
 	/* It changes nothing: the policy lets a caller read a namespace of
-	 * its own without a rule (policy.c), and an answer whose caller has
+	 * its own without a rule (authorize-policy.c), and an answer whose caller has
 	 * gone is dropped without a warning (request.c). */
 	bool reads;
 	const OpsReplyField *reply;

@@ -25,10 +25,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "mnt.h"
+#include "sys-mnt.h"
 
 /* Limits on what one request may carry (the kernel's own limits are in
- * mnt.h). */
+ * sys-mnt.h). */
 #define OPS_PARAMS_MAX	     256U
 #define OPS_PARAMS_TOTAL_MAX (4U * 1024 * 1024) /* bytes of keys + values */
 #define OPS_FSTYPE_MAX	     64U
@@ -226,7 +226,7 @@ void ops_info_request_done(OpsInfoRequest *r);
 void ops_info_result_done(OpsInfoResult *r);
 int ops_info_validate(const OpsInfoRequest *r, const char **ret_field);
 int ops_info(const OpsInfoRequest *r, OpsInfoResult *ret, MntLog *log);
-/* Info from mountd's event loop (nonblocking.h), for a path below root_fd,
+/* Info from mountd's event loop (executor-nonblocking.h), for a path below root_fd,
  * the root of mount namespace mnt_ns_id.  -EAGAIN where the
  * answer could wait on anything, and on any failure: a worker then answers
  * as ever, and gives a failure its usual form and steps. */

@@ -10,17 +10,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "request-audit.h"
 #include "executor.h"
 #include "log.h"
-#include "nonblocking.h"
-#include "policy.h"
-#include "polkit.h"
-#include "process.h"
-#include "ratelimit.h"
+#include "executor-nonblocking.h"
+#include "authorize-policy.h"
+#include "authorize-polkit.h"
+#include "sys-process.h"
+#include "request-ratelimit.h"
 #include "ops-internal.h"
 #include "request.h"
-#include "rights.h"
+#include "executor-rights.h"
 #include "util.h"
 
 /* A change that is still running after this long is given up: its
@@ -93,7 +93,7 @@ static void answer_invalid(const RequestCall *c, int r, const char *field)
 	answer(c, &a);
 }
 
-/* Past the caller's rate (ratelimit.h): answered LimitExceeded before
+/* Past the caller's rate (request-ratelimit.h): answered LimitExceeded before
  * anything is done for it, and recorded only when the rate limit says.
  * 1 when answered, 0 to go on, negative when no answer could be made. */
 static int answer_rate_limited(const RequestCall *c)
@@ -347,7 +347,7 @@ static void submitted_done(int r, ExecReply *reply, void *userdata)
 	pending_dec();
 }
 
-/* The caller's identity, for the worker to look paths up with (rights.h);
+/* The caller's identity, for the worker to look paths up with (executor-rights.h);
  * root's too, so that no message is taken for root's by what it lacks. */
 static int caller_to_json(const AuthCaller *caller, json_object *msg)
 {
@@ -575,7 +575,7 @@ static void request_freep(void **req, const OpsMethod *m)
 	}
 }
 
-/* In the loop, where nothing on the way can wait (nonblocking.h): no hop
+/* In the loop, where nothing on the way can wait (executor-nonblocking.h): no hop
  * to a worker and back.  -EAGAIN: a worker's to run. */
 static int run_nonblocking(const RequestCall *c, const void *req, int root_fd, uint64_t mntns_id)
 {
@@ -595,7 +595,7 @@ static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 
 	/* mountd's own namespace, or one a worker serves already; a traced
 	 * request's steps are a worker's to write.  Root's requests only: the
-	 * loop's effective capabilities (caps.h) are not enough to take on
+	 * loop's effective capabilities (executor-caps.h) are not enough to take on
 	 * another caller's identity, and it must not look up paths as itself
 	 * for one.  Root's lookups lack CAP_DAC_* here: where one fails for
 	 * that, a worker answers. */

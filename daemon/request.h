@@ -4,13 +4,13 @@
 /*
  * The one path of a call from either front end to its answer, in the event
  * loop: decode the JSON parameters along the operation table and validate
- * them (a caller past its rate, ratelimit.h, is refused before this), fill
+ * them (a caller past its rate, request-ratelimit.h, is refused before this), fill
  * in the caller's namespace where the request names none, pin
  * every namespace it names (a pidfd and an nsfs fd, taken once: nothing
  * after this reopens anything by pid), ask the policy, then run the method:
  * in an executor worker inside the target namespace, or in the loop when
- * nothing on its way can wait (Info: nonblocking.h).  Watch is prepared
- * here (request_prepare_watch()) and runs in the loop (watch.c).  The
+ * nothing on its way can wait (Info: executor-nonblocking.h).  Watch is prepared
+ * here (request_prepare_watch()) and runs in the loop (ops-watch-events.c).  The
  * answer is JSON (and fds) for the front end to send.
  */
 

@@ -3,7 +3,7 @@
 
 /*
  * What filesystem libblkid finds in a range of a file or block device:
- * mountd's image mounts (daemon/loopdev.c) and mountctl's block devices
+ * mountd's image mounts (daemon/sys-loopdev.c) and mountctl's block devices
  * ask the same question and give the same answer when there is none.
  */
 

@@ -5,7 +5,7 @@
  * Finding where a JSON value ends without parsing it into objects.  The
  * client's List reader (client/libmountd-list.c) skips what it does not
  * read, and mountd cuts a List's reply into parts between its mounts
- * (daemon/varlink-mount.c).  The text must be NUL-terminated: a NUL ends
+ * (daemon/front-varlink.c).  The text must be NUL-terminated: a NUL ends
  * every scan, as a failure.
  */
 

@@ -22,9 +22,9 @@ $(FO)/%.o: %.c | $(USER_UAPI_STAMP)
 # The objects test-ops-table links, instrumented.
 FUZZ_OPS_OBJS := $(patsubst $(B)/%,$(FO)/%,$(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS))
 
-# daemon/policy.c: the policy file
+# daemon/authorize-policy.c: the policy file
 FUZZERS += $(B)/fuzz/fuzz-policy
-$(B)/fuzz/fuzz-policy: $(FO)/tests/fuzz/fuzz-policy.o $(FO)/daemon/policy.o
+$(B)/fuzz/fuzz-policy: $(FO)/tests/fuzz/fuzz-policy.o $(FO)/daemon/authorize-policy.o
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # daemon/ops-table-decode.c: every method's JSON parameters
@@ -55,8 +55,8 @@ $(B)/fuzz/fuzz-varlink: $(FO)/tests/fuzz/fuzz-varlink.o \
 		$(patsubst $(B)/%,$(FO)/%,$(VARLINK_OBJS))
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# daemon/bus-args.c: every method's D-Bus arguments, as real messages
+# daemon/front-bus-args.c: every method's D-Bus arguments, as real messages
 FUZZERS += $(B)/fuzz/fuzz-bus-args
-$(B)/fuzz/fuzz-bus-args: $(FO)/tests/fuzz/fuzz-bus-args.o $(FO)/daemon/bus-args.o \
+$(B)/fuzz/fuzz-bus-args: $(FO)/tests/fuzz/fuzz-bus-args.o $(FO)/daemon/front-bus-args.o \
 		$(FUZZ_OPS_OBJS)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The D-Bus front end's decoding (daemon/bus-args.c) of every method: real
+ * The D-Bus front end's decoding (daemon/front-bus-args.c) of every method: real
  * sd_bus_message method calls built from the input, then converted to JSON
  * and decoded along the operation table as request.c does.  The input
  * drives a builder (below): the method, then per argument either the type
@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bus-args.h"
+#include "front-bus-args.h"
 #include "fuzz.h"
 #include "util.h"
 

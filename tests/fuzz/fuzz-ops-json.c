@@ -15,7 +15,7 @@
 
 #include "fuzz.h"
 #include "ops-table.h"
-#include "rights.h"
+#include "executor-rights.h"
 #include "util.h"
 
 /* The fds a request may name: a file, a directory, a pipe's write end

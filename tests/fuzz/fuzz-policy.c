@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * daemon/policy.c: any text as a policy file (mountd.policy(5)).  A text it
+ * daemon/authorize-policy.c: any text as a policy file (mountd.policy(5)).  A text it
  * refuses must say where; one it takes is asked about callers and requests,
  * and every answer must be one its rules or defaults give: root always
  * allowed, and a rule's line only when that rule decided it.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "policy.h"
+#include "authorize-policy.h"
 #include "util.h"
 
 /* The names a policy may use are its caller's (mountd: the operation

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mountd's policy (daemon/policy.c, mountd.policy(5)) as an unprivileged
+# mountd's policy (daemon/authorize-policy.c, mountd.policy(5)) as an unprivileged
 # caller meets it: the socket is 0666, so every request is checked against
 # who sends it and into which namespace.  varlinkctl (systemd) is the client,
 # run as uid 1000 with setpriv; busctl checks the D-Bus front end the same way.

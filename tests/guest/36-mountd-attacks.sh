@@ -229,7 +229,7 @@ kill $flipper 2>/dev/null
 wait $flipper 2>/dev/null
 check "  no mount table changed by any of these" unchanged devices
 
-# --- parameters: each goes to the kernel as daemon/fs-params.c classifies
+# --- parameters: each goes to the kernel as daemon/ops-fs-params.c classifies
 # it; one that names something by number (an fd of mountd's worker, a
 # device), a program the kernel would run as root, or a key mountd does not
 # know is root's only; a value is never taken as a path

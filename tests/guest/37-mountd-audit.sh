@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every request leaves one structured journal record (daemon/audit.c),
+# Every request leaves one structured journal record (daemon/request-audit.c),
 # whichever front end it came by and however it ended; refusals carry a
 # MESSAGE_ID of their own and the policy's reason.
 . "$(dirname "$0")/lib.sh"

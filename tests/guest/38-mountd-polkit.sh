@@ -1,5 +1,5 @@
 #!/bin/bash
-# polkit decides where the policy file does not (daemon/polkit.c): a rule
+# polkit decides where the policy file does not (daemon/authorize-polkit.c): a rule
 # in /etc/polkit-1/rules.d grants the user one of mountd's actions; a deny
 # rule in the policy file still wins; without a grant the request is
 # refused naming the action.  Judged by what gets mounted.

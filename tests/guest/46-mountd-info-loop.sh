@@ -1,5 +1,5 @@
 #!/bin/bash
-# Info answered in mountd's event loop (daemon/nonblocking.c): a path in
+# Info answered in mountd's event loop (daemon/executor-nonblocking.c): a path in
 # mountd's own namespace, or in one a worker serves already, every step of
 # it in the dentry cache, on a memory filesystem, is answered without a
 # worker.  Everything else goes to a worker as before: a symlink, a FUSE

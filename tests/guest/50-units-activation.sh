@@ -39,7 +39,7 @@ check_output "and not on the host" "^0$" count_mounts 1 /tmp/units-ns
 kill "$ns" 2>/dev/null
 rmdir /tmp/units-ns 2>/dev/null
 
-# Least privilege inside that set (daemon/caps.h): the loop needs
+# Least privilege inside that set (daemon/executor-caps.h): the loop needs
 # CAP_SYS_PTRACE(19) and CAP_SYS_ADMIN(21) only; a worker keeps
 # CAP_DAC_OVERRIDE(1), CAP_DAC_READ_SEARCH(2), CAP_SETGID(6), CAP_SETUID(7),
 # CAP_SYS_CHROOT(18) and CAP_SYS_ADMIN(21), permitted too, and no PTRACE.

@@ -97,7 +97,7 @@ check "  and gets its events" wait_for 20 has_line "$work/w5" "event added /tmp/
 check "  and may stop it" wait_for 20 has_line "$work/w5" stopped
 umount /tmp/watched-nobody
 
-# A user's watches over both front ends: 16 at most (watch.c); root is not
+# A user's watches over both front ends: 16 at most (ops-watch-events.c); root is not
 # counted.
 setpriv --reuid=65534 --regid=65534 --clear-groups "$W" --many 16 --hold >"$work/h1" 2>&1 &
 holder=$!

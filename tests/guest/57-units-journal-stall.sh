@@ -1,7 +1,7 @@
 #!/bin/bash
 # A journald that reads nothing (stalled on its disk; here SIGSTOPped) does
 # not stop mountd.service answering.  Its records wait for journald, up to
-# a backlog of 4096 (daemon/audit.c); past that they are counted, and the
+# a backlog of 4096 (daemon/request-audit.c); past that they are counted, and the
 # count goes to the journal as a record of its own.  Before, the record
 # after the journal socket's queue (net.unix.max_dgram_qlen, 512 here)
 # blocked mountd's loop in sendmsg() until journald read again: every

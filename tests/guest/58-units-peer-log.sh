@@ -1,5 +1,5 @@
 #!/bin/bash
-# mountd's warnings about what a peer did (daemon/peerlog.c), by what
+# mountd's warnings about what a peer did (daemon/request-peerlog.c), by what
 # reaches the journal.  One connect() and a malformed message are enough
 # to make mountd write a line, and mountd.service puts journald's rate
 # limit for it out of reach (its records must all stay): unbounded, one

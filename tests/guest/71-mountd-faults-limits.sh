@@ -133,7 +133,7 @@ check_output "fd limit: accepting resumed" "accepting again" \
 
 # --- /run full -----------------------------------------------------------------
 # mountd writes one thing there per request: the record of a mount point it
-# is about to make (daemon/leftovers.c).  Without room for it, it makes none:
+# is about to make (daemon/ops-leftovers.c).  Without room for it, it makes none:
 # MountFailed at step record:target, ENOSPC; a placement that needs no mount
 # point still works (also when it asks for one to be created, and one is
 # there), and so does everything once there is room again.

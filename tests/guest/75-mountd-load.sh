@@ -25,7 +25,7 @@ allow user=$U2 method=Create fstype=tmpfs namespace=any
 allow user=$U2 method=Unmount,Info,List,Watch namespace=any
 POLICY
 mkdir -m 1777 -p $dir
-# A rate (daemon/ratelimit.c) the flood goes past and uid $U1's 864
+# A rate (daemon/request-ratelimit.c) the flood goes past and uid $U1's 864
 # requests (warm-up and load) stay under, refilled fast enough (5 a
 # second) for the flood's refused Unmounts, which load-bench asks again, to
 # get through.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Each user's call rate (daemon/ratelimit.c), by what it leaves behind: a
+# Each user's call rate (daemon/request-ratelimit.c), by what it leaves behind: a
 # user who floods mountd gets LimitExceeded past its burst while root and
 # another user are served in full; every call the flooder made is in the
 # journal, one record each or counted into a record, with few records for

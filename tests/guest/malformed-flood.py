@@ -4,7 +4,7 @@ message and waiting until mountd closes it.
 
     malformed-flood.py N [SOCKET]
 
-Each makes mountd write one warning about a peer (daemon/peerlog.c).
+Each makes mountd write one warning about a peer (daemon/request-peerlog.c).
 """
 
 import socket

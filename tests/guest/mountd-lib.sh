@@ -24,7 +24,7 @@
 #                          stdin: the checkout may be closed to the user)
 #   user_container         start that user's rootless container (a user and
 #                          mount namespace it made); its pid in $container
-#   records [FIELD=VALUE...]  the audit records of $mountd (daemon/audit.c),
+#   records [FIELD=VALUE...]  the audit records of $mountd (daemon/request-audit.c),
 #                          one JSON object per line
 #   fields NAME...         each record's NAMEs (stdin), space-separated
 

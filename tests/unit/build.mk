@@ -27,8 +27,8 @@ $(B)/tests/unit/test-executor: $(B)/daemon/executor.o $(MOUNTD_OPS_OBJS) $(VARLI
 # the per-uid call rate: bursts, refill, uids apart, what refusals leave
 # for the journal, a full table
 UNIT_TESTS += $(B)/tests/unit/test-ratelimit
-$(B)/tests/unit/test-ratelimit: $(B)/daemon/ratelimit.o $(B)/daemon/audit.o \
-		$(B)/daemon/journal.o
+$(B)/tests/unit/test-ratelimit: $(B)/daemon/request-ratelimit.o $(B)/daemon/request-audit.o \
+		$(B)/daemon/request-journal.o
 
 # who answers for a process: subuids, root's containers, nesting, gone
 UNIT_TESTS += $(B)/tests/unit/test-principal
@@ -36,28 +36,28 @@ $(B)/tests/unit/test-principal: $(B)/shared/principal.o
 
 # warnings about peers: per uid, in all, root's, the line counting the rest
 UNIT_TESTS += $(B)/tests/unit/test-peerlog
-$(B)/tests/unit/test-peerlog: $(B)/daemon/peerlog.o $(B)/daemon/ratelimit.o \
-		$(B)/daemon/audit.o $(B)/daemon/journal.o
+$(B)/tests/unit/test-peerlog: $(B)/daemon/request-peerlog.o $(B)/daemon/request-ratelimit.o \
+		$(B)/daemon/request-audit.o $(B)/daemon/request-journal.o
 
-# daemon/journal.c and the audit queue: the native format, a journal that
+# daemon/request-journal.c and the audit queue: the native format, a journal that
 # reads nothing (no call waits, a bounded backlog, the rest counted), shutdown
 UNIT_TESTS += $(B)/tests/unit/test-journal
-$(B)/tests/unit/test-journal: $(B)/daemon/audit.o $(B)/daemon/journal.o
+$(B)/tests/unit/test-journal: $(B)/daemon/request-audit.o $(B)/daemon/request-journal.o
 
 # shared/fs-probe.c: a file's filesystem type, and why there is none
 UNIT_TESTS += $(B)/tests/unit/test-fs-probe
 $(B)/tests/unit/test-fs-probe: $(B)/shared/fs-probe.o
 
-# daemon/fs-params.c: the parameter kinds; and, in the kernel's stage
+# daemon/ops-fs-params.c: the parameter kinds; and, in the kernel's stage
 # (it reads the series' tree), the table against its parameter specs
 UNIT_TESTS += $(B)/tests/unit/test-fs-params
 KERNEL_TESTS += tests/unit/test-fs-params.sh
-$(B)/tests/unit/test-fs-params: $(B)/daemon/fs-params.o
+$(B)/tests/unit/test-fs-params: $(B)/daemon/ops-fs-params.o
 tests/unit/test-fs-params.sh: $(B)/tests/unit/test-fs-params
 
-# daemon/caps.c: the capability sets mountd keeps, from a root with all of them
+# daemon/executor-caps.c: the capability sets mountd keeps, from a root with all of them
 UNIT_TESTS += $(B)/tests/unit/test-caps
-$(B)/tests/unit/test-caps: $(B)/daemon/caps.o
+$(B)/tests/unit/test-caps: $(B)/daemon/executor-caps.o
 
 # ---- libmountd-client and mountctl
 
@@ -121,7 +121,7 @@ UNIT_TESTS += tests/unit/test-make-entry.sh
 
 UNIT_TESTS += tests/unit/test-tap-summary.sh
 
-# ---- daemon/policy.c, with the operation table's method names and facts
+# ---- daemon/authorize-policy.c, with the operation table's method names and facts
 
 UNIT_TESTS += $(B)/tests/unit/test-policy
 $(B)/tests/unit/test-policy: $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS)

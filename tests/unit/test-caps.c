@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* daemon/caps.c: what mountd keeps of the capabilities it was started with
+/* daemon/executor-caps.c: what mountd keeps of the capabilities it was started with
  * (all of them here, as root, like a privileged container), and what its
  * loop and its workers narrow that to.  Each case runs in a child: the
  * sets only ever shrink. */
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "executor-caps.h"
 #include "tap.h"
 #include "util.h"
 

@@ -2,7 +2,7 @@
 /*
  * docs/man/io.mountd1.5.scd against the operation table: each method of
  * the table has a "## NAME" section under METHODS and no other method has
- * one; its signature line is the one the D-Bus vtable is built from (bus.c
+ * one; its signature line is the one the D-Bus vtable is built from (front-bus.c
  * build_vtable()); its "Options:" list names every a{sv} key, nested ones
  * as dotted paths, with its D-Bus type, and nothing else; its "Reply:"
  * list every reply field D-Bus carries; its ERRORS list names every D-Bus
@@ -53,7 +53,7 @@ static const Item *list_find(const List *l, const char *name)
 
 /* ---- what the table says ------------------------------------------------------ */
 
-/* As bus.c converts them: fds (the varlink convention: an int named
+/* As front-bus.c converts them: fds (the varlink convention: an int named
  * "...Fd"/"fd") are "h", integers any integer type (shown as "u"). */
 static const char *field_signature(const JsonDispatch *e)
 {

@@ -25,10 +25,10 @@
 #include <unistd.h>
 
 #include "executor.h"
-#include "mnt.h"
+#include "sys-mnt.h"
 #include "tap.h"
 #include "util.h"
-#include "worker.h"
+#include "executor-worker.h"
 
 /* The handler: "pid" answers the worker's pid; "fd" the inode of fds[0]
  * and a dup of it; "sleep N" sleeps N ms first; "block" reads fds[0] to

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * daemon/fs-params.c: how keys are found.  With --dump, the table as lines
+ * daemon/ops-fs-params.c: how keys are found.  With --dump, the table as lines
  * "FSTYPE" and "FSTYPE KEY KIND" for tests/unit/test-fs-params.sh, which
  * holds it against the kernel tree's parameter specs, and for
  * tests/guest/36-mountd-attacks.sh, against the guest kernel's filesystems.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fs-params.h"
+#include "ops-fs-params.h"
 #include "tap.h"
 #include "util.h"
 

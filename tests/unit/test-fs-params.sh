@@ -1,5 +1,5 @@
 #!/bin/bash
-# daemon/fs-params.c against the kernel the guest runs: for each filesystem
+# daemon/ops-fs-params.c against the kernel the guest runs: for each filesystem
 # whose parameters the kernel describes with an fs_parameter_spec, every
 # key it has is in mountd's table and every key of the table is one it has;
 # keys the kernel itself types as a block device, an fd or a path are not

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * daemon/journal.c and the audit queue over it: records in journald's
+ * daemon/request-journal.c and the audit queue over it: records in journald's
  * native format (binary-safe where a value has a newline), and a journal
  * that takes nothing: no call waits, records wait up to the backlog, the
  * rest is counted in a record of its own once the journal reads again,
@@ -21,8 +21,8 @@
 
 #include <systemd/sd-event.h>
 
-#include "audit.h"
-#include "journal.h"
+#include "request-audit.h"
+#include "request-journal.h"
 #include "tap.h"
 #include "util.h"
 

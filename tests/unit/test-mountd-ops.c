@@ -20,18 +20,18 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "mnt.h"
+#include "sys-mnt.h"
 #include "ops-internal.h"
 #include "ops.h"
 #include "util.h"
 #include "base64.h"
-#include "nonblocking.h"
+#include "executor-nonblocking.h"
 #include "ops-table.h"
-#include "rights.h"
-#include "worker.h"
+#include "executor-rights.h"
+#include "executor-worker.h"
 
 /* The adapter's IDL symbol, linked from the generated object in the daemon;
- * the test links varlink-mount.o, so provide the text it refers to. */
+ * the test links front-varlink.o, so provide the text it refers to. */
 const char io_mountd_mount_idl[] = "interface io.mountd.Mount\n";
 
 static MntParam param(MntParamType t, const char *key, const char *value, int fd)
@@ -566,7 +566,7 @@ static void test_mount_layer(void)
 	test_nonblocking();
 }
 
-/* What the event loop may resolve and look at itself (nonblocking.c), in
+/* What the event loop may resolve and look at itself (executor-nonblocking.c), in
  * the private namespace test_mount_layer() made. */
 static void test_nonblocking(void)
 {
@@ -721,7 +721,7 @@ static void test_trace(void)
 	mnt_log_done(&log);
 }
 
-/* Paths looked up and made with the caller's rights, and back (rights.h). */
+/* Paths looked up and made with the caller's rights, and back (executor-rights.h). */
 static void test_rights(void)
 {
 	const Rights nobody = {.uid = 65534, .gid = 65534};

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* daemon/peerlog.c: warnings about peers, bounded per uid and in all, and
+/* daemon/request-peerlog.c: warnings about peers, bounded per uid and in all, and
  * the line that counts the rest.  The clock is the test's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "peerlog.h"
+#include "request-peerlog.h"
 #include "tap.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* daemon/policy.c: the file format of mountd.policy(5) and who may do what. */
+/* daemon/authorize-policy.c: the file format of mountd.policy(5) and who may do what. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "ops-table.h"
-#include "policy.h"
+#include "authorize-policy.h"
 #include "tap.h"
 #include "util.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* daemon/ratelimit.c: each non-root uid's call rate, and what its refusals
+/* daemon/request-ratelimit.c: each non-root uid's call rate, and what its refusals
  * leave for the journal.  The clock is the test's. */
 #include <stdlib.h>
 
-#include "ratelimit.h"
+#include "request-ratelimit.h"
 #include "tap.h"
 #include "util.h"
 

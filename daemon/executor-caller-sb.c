@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Superblocks made by the caller (see executor-caller-sb.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/mount.h>
+
+#include "executor-caller-sb.h"
+#include "executor-rights.h"
+#include "util.h"
+#include "executor-worker.h"
+
+/* The filesystems whose superblocks are the caller's: overlay keeps its
+ * creator's credentials; a tmpfs's user namespace decides who may change it
+ * (caller_sb_reconfigure()).  FUSE keeps its user_id too, but takes it from
+ * a parameter and needs /dev/fuse opened in the context's user namespace:
+ * it is not made this way yet. */
+static const char *const remember_creator[] = {"overlay", "tmpfs", NULL};
+
+bool caller_sb_needed(const char *fstype)
+{
+	for (const char *const *f = remember_creator; *f; f++)
+		if (streq(fstype, *f))
+			return true;
+	return false;
+}
+
+/* One message of iov's bytes, with fd beside it unless it is negative:
+ * what was sent, or -errno. */
+static ssize_t send_with_fd(int sock, struct iovec *iov, size_t n_iov, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} control = {};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = n_iov};
+	ssize_t n;
+
+	if (fd >= 0) {
+		mh.msg_control = &control;
+		mh.msg_controllen = sizeof(control);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	return n < 0 ? negative_errno() : n;
+}
+
+/* The helper's answers: a result, and with the first the context's fd. */
+static int send_result(int sock, int r, int fd)
+{
+	struct iovec iov = {.iov_base = &r, .iov_len = sizeof(r)};
+
+	return send_with_fd(sock, &iov, 1, fd) == sizeof(r) ? 0 : -EIO;
+}
+
+/* One message into buf, and the fd that came with it (-EBADF if none). */
+static ssize_t recv_with_fd(int sock, void *buf, size_t size, int *ret_fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} control;
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &control,
+		.msg_controllen = sizeof(control),
+	};
+	ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	int fd = -EBADF;
+
+	if (n < 0)
+		return negative_errno();
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		safe_close(fd);
+		return -EMSGSIZE;
+	}
+	*ret_fd = fd;
+	return n;
+}
+
+static int recv_result(int sock, int *ret_fd)
+{
+	int r = -EIO, fd = -EBADF;
+	ssize_t n = recv_with_fd(sock, &r, sizeof(r), &fd);
+
+	if (n < 0)
+		return (int)n;
+	if (n != sizeof(r) || r > 1) {
+		safe_close(fd);
+		return -EIO;
+	}
+	if (ret_fd)
+		*ret_fd = fd;
+	else
+		safe_close(fd);
+	return r;
+}
+
+/* In the helper: the caller's user namespace, as the caller.  userns_fd
+ * is the target namespace's owner when the caller owns it (its rootless
+ * container), else -EBADF: then a new user namespace of the caller's, and
+ * a mount namespace of that one's, a copy of the target's.  There fsopen()
+ * is allowed, and overlay's layers, looked up there, are in a mount
+ * namespace the creator has CAP_SYS_ADMIN over, as clone_private_mount()
+ * wants.  Returns 1 then: the worker writes its maps. */
+static int become_caller(uid_t uid, gid_t gid, int userns_fd)
+{
+	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+		return negative_errno();
+	if (userns_fd >= 0)
+		return setns(userns_fd, CLONE_NEWUSER) < 0 ? negative_errno() : 0;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return negative_errno();
+	return 1;
+}
+
+/* A parameter for the helper to set: fsconfig()'s command and aux, then
+ * the key and value (NULs included) in the same message, and an fd beside
+ * it that is aux when aux_is_fd.  Overlay's and tmpfs's values are short;
+ * a longer one is refused rather than split. */
+typedef struct ParamMsg {
+	char op; /* 'p' */
+	bool aux_is_fd;
+	int cmd;
+	int aux;
+	uint32_t key_size;
+	uint32_t value_size; /* 0: no value (NULL) */
+} ParamMsg;
+
+#define PARAM_VALUE_MAX 4096U
+#define PARAM_MSG_MAX	(sizeof(ParamMsg) + MNT_KEY_MAX + 1 + PARAM_VALUE_MAX)
+
+/* In the helper: set one parameter as the message says. */
+static int helper_param(int fs_fd, const char *buf, size_t n, int fd)
+{
+	const char *key, *value;
+	ParamMsg m;
+
+	if (n < sizeof(m))
+		return -EBADMSG;
+	memcpy(&m, buf, sizeof(m));
+	key = buf + sizeof(m);
+	value = m.value_size ? key + m.key_size : NULL;
+	if (m.key_size == 0 || m.key_size > MNT_KEY_MAX + 1 || m.value_size > PARAM_VALUE_MAX ||
+	    n != sizeof(m) + m.key_size + m.value_size || key[m.key_size - 1] != 0 ||
+	    m.aux_is_fd != (fd >= 0))
+		return -EBADMSG;
+	return syscall(SYS_fsconfig, fs_fd, m.cmd, key, value, m.aux_is_fd ? fd : m.aux) < 0
+		       ? negative_errno()
+		       : 0;
+}
+
+/* In the helper: the worker's commands, until CMD_CREATE or EOF. */
+static int helper_serve(int sock, int fs_fd)
+{
+	char buf[PARAM_MSG_MAX];
+	int r;
+
+	for (;;) {
+		_cleanup_close_ int fd = -EBADF;
+		ssize_t n = recv_with_fd(sock, buf, sizeof(buf), &fd);
+
+		if (n <= 0)
+			return 0;
+		switch (buf[0]) {
+		case 'p':
+			r = helper_param(fs_fd, buf, (size_t)n, fd);
+			break;
+		case 'c':
+		case 'x':
+			r = syscall(SYS_fsconfig, fs_fd,
+				    buf[0] == 'x' ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
+				    NULL, NULL, 0) < 0
+				    ? negative_errno()
+				    : 0;
+			return send_result(sock, r, -EBADF);
+		default:
+			return -EBADMSG;
+		}
+		if (send_result(sock, r, -EBADF) < 0)
+			return -EIO;
+	}
+}
+
+static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid, int userns_fd)
+{
+	int r, fs_fd = -EBADF;
+	char cmd;
+
+	/* Nothing of the worker's goes along (its socket to mountd, the
+	 * request's fds): its socket to us at 3, the user namespace at 4.
+	 * Both go above 4 first, so that neither dup2() clobbers the other. */
+	sock = fcntl(sock, F_DUPFD, 5);
+	if (sock < 0 || (userns_fd >= 0 && (userns_fd = fcntl(userns_fd, F_DUPFD, 5)) < 0))
+		_exit(1);
+	if (dup2(sock, 3) < 0 || (userns_fd >= 0 && dup2(userns_fd, 4) < 0) ||
+	    close_range(5, ~0U, 0) < 0)
+		_exit(1);
+	sock = 3;
+	userns_fd = userns_fd >= 0 ? 4 : -EBADF;
+	r = become_caller(uid, gid, userns_fd);
+	safe_close(userns_fd);
+	/* Changing ids clears it; the socket's EOF ends the helper too. */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* First where it stands: in the caller's namespace (0), in a new one
+	 * whose maps it waits for ("g", or EOF), or failed. */
+	if (send_result(sock, r, -EBADF) < 0 || r < 0)
+		_exit(1);
+	if (r == 1 && read(sock, &cmd, 1) != 1)
+		_exit(1);
+	fs_fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
+	r = fs_fd < 0 ? negative_errno() : 0;
+	if (send_result(sock, r, fs_fd) < 0 || r < 0)
+		_exit(1);
+	_exit(helper_serve(sock, fs_fd) < 0 ? 1 : 0);
+}
+
+/* "ID ID 1" into the helper's new user namespace: the caller's id and no
+ * other, as itself.  mountd writes it: the helper, having changed its ids,
+ * is not dumpable, so its /proc files are root's. */
+static int write_map(pid_t pid, const char *file, unsigned id)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char path[64], line[64];
+	ssize_t n;
+	int len;
+
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, file);
+	fd = worker_host_openat(WORKER_HOST_PROC, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	len = snprintf(line, sizeof(line), "%u %u 1\n", id, id);
+	n = write(fd, line, (size_t)len);
+	if (n < 0)
+		return negative_errno();
+	return n == len ? 0 : -EIO;
+}
+
+static int map_caller(const CallerSb *h, uid_t uid, gid_t gid)
+{
+	RightsSaved saved = rights_suspend();
+	int r;
+
+	r = write_map(h->pid, "uid_map", uid);
+	if (r >= 0)
+		r = write_map(h->pid, "gid_map", gid);
+	rights_resume(&saved);
+	if (r >= 0 && write(h->sock, "g", 1) != 1)
+		r = -EIO;
+	return r;
+}
+
+int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log)
+{
+	_cleanup_(caller_sb_done) CallerSb h = CALLER_SB_NULL;
+	uint64_t start = mnt_step_start();
+	int sv[2], r, fd = -EBADF;
+	uid_t uid;
+	gid_t gid;
+
+	if (!rights_caller(&uid, &gid))
+		return mnt_log_result(log, "as-caller", start, -EPERM);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return mnt_log_result(log, "as-caller", start, negative_errno());
+	h.pid = fork();
+	if (h.pid == 0) {
+		safe_close(sv[0]);
+		helper(sv[1], fstype, uid, gid, userns);
+	}
+	safe_close(sv[1]);
+	h.sock = sv[0];
+	if (h.pid < 0) {
+		h.pid = 0;
+		return mnt_log_result(log, "as-caller", start, negative_errno());
+	}
+	r = recv_result(h.sock, NULL);
+	if (r == 1)
+		r = map_caller(&h, uid, gid);
+	if (mnt_log_result(log, "as-caller", start, r) < 0)
+		return r;
+	start = mnt_step_start();
+	r = recv_result(h.sock, &fd);
+	if (mnt_log_result(log, "fsopen", start, r) < 0)
+		return r;
+	*ret_fs_fd = fd;
+	*ret = h;
+	h = CALLER_SB_NULL;
+	return 0;
+}
+
+int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
+{
+	char step[MNT_STEP_MAX];
+	MntFsconfigArgs a;
+	uint64_t start;
+	ParamMsg m = {.op = 'p'};
+	struct iovec iov[3];
+	ssize_t n;
+	size_t key_size = strlen(p->key) + 1;
+	int r;
+
+	r = mnt_param_fsconfig_args(p, &a);
+	if (r < 0)
+		return r;
+	mnt_param_step(p, step);
+	start = mnt_step_start();
+	if (key_size > MNT_KEY_MAX + 1 || a.value_size > PARAM_VALUE_MAX)
+		return mnt_log_result(log, step, start, -E2BIG);
+	m.cmd = a.cmd;
+	m.aux = a.aux_is_fd ? -1 : a.aux;
+	m.aux_is_fd = a.aux_is_fd;
+	m.key_size = (uint32_t)key_size;
+	m.value_size = (uint32_t)a.value_size;
+	iov[0] = (struct iovec){.iov_base = &m, .iov_len = sizeof(m)};
+	iov[1] = (struct iovec){.iov_base = p->key, .iov_len = key_size};
+	iov[2] = (struct iovec){.iov_base = (void *)a.value, .iov_len = a.value_size};
+	n = send_with_fd(h->sock, iov, 3, a.aux_is_fd ? a.aux : -EBADF);
+	r = n < 0 ? (int)n : recv_result(h->sock, NULL);
+	(void)mnt_log_drain(log, fs_fd, step);
+	return mnt_log_result(log, step, start, r);
+}
+
+int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log)
+{
+	const char *step = cmd == FSCONFIG_CMD_CREATE_EXCL ? "fsconfig:CMD_CREATE_EXCL"
+							   : "fsconfig:CMD_CREATE";
+	uint64_t start = mnt_step_start();
+	char c = cmd == FSCONFIG_CMD_CREATE_EXCL ? 'x' : 'c';
+	int r;
+
+	r = write(h->sock, &c, 1) == 1 ? recv_result(h->sock, NULL) : -EIO;
+	(void)mnt_log_drain(log, fs_fd, step);
+	return mnt_log_result(log, step, start, r);
+}
+
+int caller_sb_reconfigure(int fs_fd, MntLog *log)
+{
+	const char *step = "fsconfig:CMD_RECONFIGURE";
+	uint64_t start = mnt_step_start();
+	int status, r;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+
+	if (!rights_caller(&uid, &gid))
+		return mnt_fsconfig_cmd(fs_fd, FSCONFIG_CMD_RECONFIGURE, log);
+	pid = fork();
+	if (pid == 0) {
+		/* The context's fd alone goes along, at 3. */
+		int fd = fcntl(fs_fd, F_DUPFD, 4);
+
+		if (fd < 0 || dup2(fd, 3) < 0 || close_range(4, ~0U, 0) < 0)
+			_exit(EBADF);
+		fs_fd = 3;
+		if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+			_exit(EPERM);
+		_exit(syscall(SYS_fsconfig, fs_fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0
+			      ? errno
+			      : 0);
+	}
+	if (pid < 0)
+		r = negative_errno();
+	else if (waitpid(pid, &status, 0) != pid)
+		r = negative_errno();
+	else
+		r = WIFEXITED(status) ? -WEXITSTATUS(status) : -EIO;
+	(void)mnt_log_drain(log, fs_fd, step);
+	return mnt_log_result(log, step, start, r);
+}
+
+void caller_sb_done(CallerSb *h)
+{
+	h->sock = safe_close(h->sock);
+	if (h->pid > 0) {
+		(void)kill(h->pid, SIGKILL);
+		(void)waitpid(h->pid, NULL, 0);
+	}
+	h->pid = 0;
+}

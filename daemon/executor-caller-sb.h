@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Superblocks a non-root caller's filesystem remembers it by, made by the
+ * caller.  overlay keeps the credentials of whoever ran FSCONFIG_CMD_CREATE
+ * and copies up and cleans its work directory with them for the mount's
+ * whole life; made by mountd, they would be root's.  For such a filesystem
+ * a worker serving a non-root caller forks a helper that takes the caller's
+ * uid and gid (and the groups rights_enter() gave the worker): no
+ * capabilities outside a user namespace the caller owns.  Where the caller
+ * owns the target namespace's user namespace (a rootless container), the
+ * helper joins it, so the superblock is what the container could make
+ * itself; elsewhere (a namespace of root's a rule grants) it makes a new one
+ * mapping the caller's uid and gid alone, as a rootless runtime would, and
+ * stays in the target's mount namespace, where overlay's layers are.  In
+ * that user namespace the helper calls fsopen() (for a new one, in a child
+ * with a mount namespace of its own: fsopen() wants CAP_SYS_ADMIN over the
+ * mount namespace), so the context belongs to that user namespace, and, when the worker has set the
+ * parameters (paths resolved with the caller's rights, executor-rights.h), CMD_CREATE.
+ * The worker, which may mount in the target namespace, does the rest:
+ * fsmount() and the placement.  A reconfiguration is the caller's the same
+ * way: the kernel checks its right to the superblock.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "sys-mnt.h"
+
+typedef struct CallerSb {
+	pid_t pid;
+	int sock; /* to the helper */
+} CallerSb;
+
+#define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF})
+
+/* Whether fstype's superblocks remember who made them, so that a non-root
+ * caller's are made by the caller. */
+bool caller_sb_needed(const char *fstype);
+
+/* Fork the helper as the caller whose filesystem identity the worker has
+ * (executor-rights.h), in user namespace userns (borrowed; -EBADF: a new one), and have it
+ * fsopen(fstype): the context's fd in *ret_fs_fd,
+ * logged as step "fsopen" (the helper's step "as-caller" before it). */
+int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log);
+
+/* A parameter set by the helper, on fs_fd's context, which the worker
+ * drains messages from, logged as mnt_fsconfig_param() logs it: in the
+ * helper's namespaces and with its rights a path is looked up. */
+int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log);
+
+/* FSCONFIG_CMD_CREATE(_EXCL) by the helper, likewise. */
+int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log);
+
+/* FSCONFIG_CMD_RECONFIGURE of fs_fd's context (fspick()) by a process
+ * with the caller's uid and gid: the kernel lets it through only where the
+ * caller could reconfigure the superblock itself (CAP_SYS_ADMIN over its
+ * user namespace: one the caller owns), not a superblock of root's that
+ * merely appears in the caller's container.  Root's: directly. */
+int caller_sb_reconfigure(int fs_fd, MntLog *log);
+
+/* End the helper and reap it. */
+void caller_sb_done(CallerSb *h);
