@@ -790,7 +790,8 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 		/* In parts, each followed by an idle snapshot: growth shows
 		 * as a rise from part to part, not only against the start. */
 		static char when[SOAK_PARTS][48];
-		unsigned per_part = soak / SOAK_PARTS / 8 / M_COUNT * 8 * M_COUNT, done = 0, errors = 0;
+		unsigned per_part = soak / SOAK_PARTS / 8 / M_COUNT * 8 * M_COUNT, done = 0,
+			 errors = 0;
 		double elapsed = 0;
 
 		n_snaps = 4;
@@ -809,7 +810,8 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 			elapsed += t * per_part;
 			errors += s.errors;
 			wait_idle(cred.pid, 60);
-			snprintf(when[part], sizeof(when[part]), "idle after %u soak requests", done);
+			snprintf(when[part], sizeof(when[part]), "idle after %u soak requests",
+				 done);
 			snaps[n_snaps++] = snapshot(cred.pid, when[part]);
 			for (unsigned m = 0; m < M_COUNT; m++)
 				free(s.lat[m]);

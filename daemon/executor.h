@@ -41,7 +41,7 @@
 #define EXEC_WORKERS_PER_UID 16U
 /* Workers of all users but root: with a helper each (executor-caller-sb.c) still
  * below mountd.service's TasksMax=256, so root is always served. */
-#define EXEC_WORKERS_MAX    112U
+#define EXEC_WORKERS_MAX 112U
 /* Root's workers, busy (EXEC_BUSY_PER_UID at most) and idle: past it its
  * least recently used idle one ends.  Root is never refused for want of a
  * worker, however many namespaces it has served (a node's containers): its

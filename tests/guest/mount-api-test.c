@@ -50,8 +50,7 @@ static int sys_fspick(int dfd, const char *path, unsigned int flags)
 	return syscall(__NR_fspick, dfd, path, flags);
 }
 
-static int sys_mount_setattr(int dfd, const char *path, unsigned int flags,
-			     struct mount_attr *attr)
+static int sys_mount_setattr(int dfd, const char *path, unsigned int flags, struct mount_attr *attr)
 {
 	return syscall(__NR_mount_setattr, dfd, path, flags, attr, sizeof(*attr));
 }
@@ -96,7 +95,7 @@ FIXTURE(ns)
 
 FIXTURE_SETUP(ns)
 {
-	struct mount_attr attr = { .propagation = MS_PRIVATE };
+	struct mount_attr attr = {.propagation = MS_PRIVATE};
 	int mnt;
 
 	ASSERT_EQ(0, unshare(CLONE_NEWNS));
@@ -268,7 +267,7 @@ TEST_F(ns, fspick_reconfigure_read_only)
 
 TEST_F(ns, mount_setattr_read_only_is_per_mount)
 {
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
 	char path[128];
 	int mnt, tree;
 
