@@ -163,9 +163,11 @@ int ops_reconfigure(const OpsReconfigureRequest *r, MntLog *log)
 	 * parameter leaves it as it was. */
 	for (size_t i = 0; i < r->n_params; i++) {
 		_cleanup_close_ int param_fd = -EBADF;
+		char number[OPS_FD_NUMBER_MAX];
 		MntParam p;
 
-		k = ops_param_for_caller(args.fstype, &r->params[i], true, &p, &param_fd, log);
+		k = ops_param_for_caller(args.fstype, &r->params[i], true, &p, &param_fd, number,
+					 log);
 		if (k < 0)
 			return k;
 		k = mnt_fsconfig_param(fs_fd, &p, log);

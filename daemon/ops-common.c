@@ -162,40 +162,72 @@ int ops_path_validate(const char *path, bool allow_empty)
 	return 0;
 }
 
-static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
+static int vrefuse(MntLog *log, const char *step, const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *text = NULL;
-	char step[MNT_STEP_MAX];
-	va_list ap;
 	int k;
 
-	mnt_param_step(p, step);
-	va_start(ap, fmt);
-	k = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	if (k < 0)
+	if (vasprintf(&text, fmt, ap) < 0)
 		return -ENOMEM;
 	k = mnt_log_add(log, step, 'e', text);
 	mnt_log_fail(log, step);
 	return k < 0 ? k : -EPERM;
 }
 
-int ops_param_for_caller(const char *fstype, const MntParam *p, bool read_only, MntParam *ret,
-			 int *ret_fd, MntLog *log)
+int ops_refuse(MntLog *log, const char *step, const char *fmt, ...)
 {
-	FsParamKind kind;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vrefuse(log, step, fmt, ap);
+	va_end(ap);
+	return k;
+}
+
+static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int param_refuse(const MntParam *p, MntLog *log, const char *fmt, ...)
+{
+	char step[MNT_STEP_MAX];
+	va_list ap;
+	int k;
+
+	mnt_param_step(p, step);
+	va_start(ap, fmt);
+	k = vrefuse(log, step, fmt, ap);
+	va_end(ap);
+	return k;
+}
+
+int ops_param_for_caller(const char *fstype, const MntParam *p, bool read_only, MntParam *ret,
+			 int *ret_fd, char ret_number[static OPS_FD_NUMBER_MAX], MntLog *log)
+{
+	FsParamKind kind = fs_param_kind(fstype, p->key);
+	bool caller;
 	uid_t uid;
 	gid_t gid;
 	int fd;
 
 	*ret = *p;
 	*ret_fd = -EBADF;
-	if (!rights_caller(&uid, &gid))
+	caller = rights_caller(&uid, &gid);
+	/* The kernel looks the number up when the superblock is made, by the
+	 * worker, which holds the fd the caller sent: whatever number the
+	 * caller wrote would name one of mountd's. */
+	if (kind == FS_PARAM_FD_NUMBER && p->type == MNT_PARAM_FD) {
+		snprintf(ret_number, OPS_FD_NUMBER_MAX, "%d", p->fd);
+		*ret = (MntParam){
+			.type = MNT_PARAM_STRING, .key = p->key, .value = ret_number, .fd = -EBADF};
 		return 0;
-	kind = fs_param_kind(fstype, p->key);
+	}
+	if (!caller)
+		return 0;
 	switch (kind) {
+	case FS_PARAM_FD_NUMBER:
+		return param_refuse(p, log,
+				    "mountd: %s of %s is a file descriptor: pass it, type fd",
+				    p->key, fstype);
 	case FS_PARAM_VALUE:
 		/* A value given as a path or an fd would be looked up. */
 		if (p->type == MNT_PARAM_PATH || p->type == MNT_PARAM_PATH_EMPTY ||
@@ -523,4 +555,14 @@ int ops_finish_mount(int mount_fd, const OpsPlacement *place, OpsMountResult *re
 		return r;
 	ret->mount_fd = -EBADF;
 	return 0;
+}
+
+bool ops_fstype_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > OPS_FSTYPE_MAX)
+		return false;
+	/* Filesystem type names: "ext4", "fuse.sshfs", "9p". */
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }

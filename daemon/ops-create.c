@@ -17,6 +17,7 @@
 #include "ops-internal.h"
 #include "executor-rights.h"
 #include "test-hook.h"
+#include "ops-fuse.h"
 #include "util.h"
 #include "executor-worker.h"
 
@@ -32,21 +33,11 @@ void ops_create_request_done(OpsCreateRequest *r)
 	*r = (OpsCreateRequest){.image.fd = -EBADF};
 }
 
-static bool fstype_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > OPS_FSTYPE_MAX)
-		return false;
-	/* Filesystem type names: "ext4", "fuse.sshfs", "9p". */
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
 int ops_create_validate(const OpsCreateRequest *r, const char **ret_field)
 {
 	int k;
 
-	if (r->fstype ? !fstype_valid(r->fstype) : r->image.fd < 0) {
+	if (r->fstype ? !ops_fstype_valid(r->fstype) : r->image.fd < 0) {
 		*ret_field = "fsType";
 		return -EINVAL;
 	}
@@ -160,6 +151,11 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	gid_t gid;
 	int k;
 
+	if (ops_fuse_fstype(fstype)) {
+		k = ops_fuse_check_create(r->params, r->n_params, log);
+		if (k < 0)
+			return k;
+	}
 	/* A superblock that remembers its maker is a non-root caller's own
 	 * (executor-caller-sb.h): in its container's user namespace, else in a new
 	 * one of its own. */
@@ -209,10 +205,11 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	}
 	for (size_t i = 0; i < r->n_params; i++) {
 		_cleanup_close_ int param_fd = -EBADF;
+		char number[OPS_FD_NUMBER_MAX];
 		MntParam p;
 
 		k = ops_param_for_caller(fstype, &r->params[i], has_param(r, "ro"), &p, &param_fd,
-					 log);
+					 number, log);
 		if (k < 0)
 			return k;
 		k = set_param(&helper, fs_fd, &p, log);

@@ -43,12 +43,18 @@ typedef struct FsParams {
 		[FS_PARAM_VALUE] = EXT4_VALUES, [FS_PARAM_DEVICE] = "journal_path", \
 		[FS_PARAM_ROOT] = "journal_dev"                                     \
 	}
-#define FUSE                                                                                \
-	{                                                                                   \
-		/* fd= is a number in the fd table of whoever sets it: mountd's worker. */  \
-		[FS_PARAM_VALUE] = "subtype rootmode user_id group_id default_permissions " \
-				   "allow_other max_read blksize",                          \
-		[FS_PARAM_ROOT] = "fd"                                                      \
+/* fd= is a number in the fd table of whoever makes the superblock: the
+ * worker.  user_id, group_id and allow_other a caller sets as ops-fuse.h
+ * allows.  fuseblk reads a block device (fusermount's "blkdev"): root's. */
+#define FUSE_VALUES \
+	"subtype rootmode user_id group_id default_permissions allow_other max_read blksize"
+#define FUSE                                                                \
+	{                                                                   \
+		[FS_PARAM_VALUE] = FUSE_VALUES, [FS_PARAM_FD_NUMBER] = "fd" \
+	}
+#define FUSEBLK                                                        \
+	{                                                              \
+		[FS_PARAM_VALUE] = FUSE_VALUES, [FS_PARAM_ROOT] = "fd" \
 	}
 #define ID_MODE                                   \
 	{                                         \
@@ -71,7 +77,7 @@ static const FsParams table[] = {
 	{"ext2", EXT4},
 	{"squashfs", {[FS_PARAM_VALUE] = "errors threads"}},
 	{"fuse", FUSE},
-	{"fuseblk", FUSE},
+	{"fuseblk", FUSEBLK},
 	{"9p",
 	 {[FS_PARAM_VALUE] = "debug dfltuid dfltgid afid uname aname nodevmap noxattr directio "
 			     "ignoreqv cache cachetag access posixacl locktimeout loose fscache "
@@ -167,9 +173,9 @@ bool fs_param_known_fstype(const char *fstype)
 const char *fs_param_kind_name(FsParamKind kind)
 {
 	static const char *const names[_FS_PARAM_KIND_MAX] = {
-		[FS_PARAM_UNKNOWN] = "unknown", [FS_PARAM_VALUE] = "value",
-		[FS_PARAM_PATH] = "path",	[FS_PARAM_DEVICE] = "device",
-		[FS_PARAM_ROOT] = "root",
+		[FS_PARAM_UNKNOWN] = "unknown",	    [FS_PARAM_VALUE] = "value",
+		[FS_PARAM_PATH] = "path",	    [FS_PARAM_DEVICE] = "device",
+		[FS_PARAM_FD_NUMBER] = "fd-number", [FS_PARAM_ROOT] = "root",
 	};
 
 	return (unsigned)kind < _FS_PARAM_KIND_MAX ? names[kind] : "unknown";

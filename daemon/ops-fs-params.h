@@ -25,6 +25,10 @@ typedef enum FsParamKind {
 	 * opens later without a permission check (ext4's journal_path): the
 	 * caller opens the device itself and the kernel is given that fd. */
 	FS_PARAM_DEVICE,
+	/* An fd the kernel finds by its number in the process that makes the
+	 * superblock (fuse's fd=): the caller passes the fd itself, and the
+	 * kernel is given its number in the worker. */
+	FS_PARAM_FD_NUMBER,
 	/* Names something by number in the process that sets it or in the
 	 * whole system (an fd number, a device number, a program the kernel
 	 * runs as root): root's only. */

@@ -6,10 +6,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "ops-leftovers.h"
 #include "ops-internal.h"
 #include "executor-rights.h"
+#include "ops-fuse.h"
 #include "util.h"
 
 void ops_move_request_done(OpsMoveRequest *r)
@@ -80,12 +83,49 @@ int ops_move(const OpsMoveRequest *r, MntLog *log)
 void ops_unmount_request_done(OpsUnmountRequest *r)
 {
 	free(r->path);
+	free(r->fstype);
 	*r = (OpsUnmountRequest){};
 }
 
 int ops_unmount_validate(const OpsUnmountRequest *r, const char **ret_field)
 {
+	if (r->fstype && !ops_fstype_valid(r->fstype)) {
+		*ret_field = "fsType";
+		return -EINVAL;
+	}
 	return ops_path_in_namespace_validate(r->path, &r->ns, ret_field);
+}
+
+/* Unmount's fsType, held on what was resolved: the mount on top of name,
+ * found by its id (an fd on it would keep it busy), its filesystem never
+ * asked (a dead FUSE server must not stop its unmount). */
+static int unmount_check(int dir_fd, const char *name, void *userdata, MntLog *log)
+{
+	const char *want = userdata, *type;
+	_cleanup_free_ struct statmount *sm = NULL;
+	size_t n = strcspn(want, ".");
+	uint64_t id;
+	int k;
+
+	k = mnt_unique_id_at(dir_fd, name, &id);
+	if (k >= 0)
+		k = mnt_statmount(0, id, STATMOUNT_FS_TYPE | STATMOUNT_MNT_OPTS, &sm);
+	if (k >= 0 && !(sm->mask & STATMOUNT_FS_TYPE))
+		k = -ENODATA;
+	if (k < 0) {
+		mnt_log_fail(log, "fsType");
+		return k;
+	}
+	type = sm->str + sm->fs_type;
+	/* FUSE is one family to fusermount3 -u: fuse, fuseblk, any subtype. */
+	if (!(ops_fuse_fstype(want) && ops_fuse_fstype(type)) &&
+	    (strlen(type) != n || strncmp(type, want, n) != 0))
+		return ops_refuse(log, "fsType", "mountd: the mount is %s, not %.*s", type, (int)n,
+				  want);
+	if (ops_fuse_fstype(type))
+		return ops_fuse_check_owner(
+			sm->mask & STATMOUNT_MNT_OPTS ? sm->str + sm->mnt_opts : "", log);
+	return 0;
 }
 
 static int unmount_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
@@ -94,7 +134,8 @@ static int unmount_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	const OpsUnmountRequest *r = userdata;
 
 	return mnt_umount_in_root(root_fd, r->path,
-				  (r->detach ? MNT_DETACH : 0) | (r->force ? MNT_FORCE : 0), log);
+				  (r->detach ? MNT_DETACH : 0) | (r->force ? MNT_FORCE : 0),
+				  r->fstype ? unmount_check : NULL, r->fstype, log);
 }
 
 int ops_unmount(const OpsUnmountRequest *r, MntLog *log)

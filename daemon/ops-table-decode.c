@@ -387,6 +387,8 @@ const JsonDispatch ops_unmount_fields[] = {
 	PATH("path", OpsUnmountRequest, path),
 	FIELD("detach", JSON_T_BOOLEAN, dispatch_bool, OpsUnmountRequest, detach, OPTIONAL),
 	FIELD("force", JSON_T_BOOLEAN, dispatch_bool, OpsUnmountRequest, force, OPTIONAL),
+	FIELD("fsType", JSON_T_STRING, json_dispatch_string, OpsUnmountRequest, fstype, OPTIONAL,
+	      .max = OPS_FSTYPE_MAX),
 	TRACE_FD,
 	INTERACTIVE,
 	{},

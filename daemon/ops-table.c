@@ -123,7 +123,15 @@ static void setattr_targets(void *p, OpsTargets *ret)
 	}
 NS_TARGETS(reconfigure_targets, OpsReconfigureRequest)
 NS_TARGETS(move_targets, OpsMoveRequest)
-NS_TARGETS(unmount_targets, OpsUnmountRequest)
+
+/* A type the request names is a fact the policy may match (fstype=) and
+ * the worker holds it to: nothing else is unmounted. */
+static void unmount_targets(void *p, OpsTargets *ret)
+{
+	OpsUnmountRequest *r = p;
+
+	*ret = (OpsTargets){.target = &r->ns, .target_field = "namespace", .fstype = r->fstype};
+}
 NS_TARGETS(info_targets, OpsInfoRequest)
 NS_TARGETS(list_targets, OpsListRequest)
 

@@ -169,6 +169,9 @@ typedef struct OpsUnmountRequest {
 	char *path;
 	bool detach; /* MNT_DETACH */
 	bool force;  /* MNT_FORCE */
+	/* Only a mount of this filesystem type; a FUSE one (fuse, fuseblk)
+	 * only if the caller made it, as fusermount3 -u (ops-fuse.h). */
+	char *fstype;
 } OpsUnmountRequest;
 
 void ops_unmount_request_done(OpsUnmountRequest *r);

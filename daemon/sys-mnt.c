@@ -492,6 +492,35 @@ int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, stru
 	return syscall(__NR_statmount, &req, ret, sizeof(*ret), 0) < 0 ? negative_errno() : 0;
 }
 
+int mnt_unique_id_at(int dir_fd, const char *name, uint64_t *ret)
+{
+	_cleanup_free_ uint64_t *ids = NULL;
+	struct statx stx = {};
+	size_t n = 0;
+	int k;
+
+	/* Asked for nothing, statx() leaves the filesystem alone and still
+	 * gives the old mount id; listmount() knows the new one. */
+	if (statx(dir_fd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, 0, &stx) < 0)
+		return negative_errno();
+	if (!(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) || !(stx.stx_mask & STATX_MNT_ID))
+		return -EINVAL;
+	k = mnt_listmount(0, LSMT_ROOT, &ids, &n);
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < n; i++) {
+		struct statmount sm = {};
+
+		if (mnt_statmount_fixed(0, ids[i], STATMOUNT_MNT_BASIC, &sm) == 0 &&
+		    sm.mnt_id_old == stx.stx_mnt_id) {
+			*ret = ids[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 const char *mnt_propagation_to_string(uint64_t prop)
 {
 #define NAME(name, bit)   \
@@ -661,7 +690,8 @@ static int follow_last(int dir_fd, const char *parent, const char *name, char **
 	return 0;
 }
 
-int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log)
+int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntUmountCheck check,
+		       void *userdata, MntLog *log)
 {
 	_cleanup_free_ char *parent = NULL, *name = NULL, *cur = strdup(path);
 	_cleanup_close_ int dir_fd = -EBADF;
@@ -707,6 +737,11 @@ int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *lo
 		return negative_errno();
 	}
 	(void)mnt_log_step(log, "resolve:path", mnt_step_start() - start);
+	if (check) {
+		r = check(dir_fd, name, userdata, log);
+		if (r < 0)
+			return r;
+	}
 	start = mnt_step_start();
 	r = sys_result(syscall(SYS_umount2, name, flags | UMOUNT_NOFOLLOW));
 	return mnt_log_result(log, "umount", start, r < 0 ? r : 0);

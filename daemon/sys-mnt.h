@@ -155,6 +155,11 @@ struct statmount;
 int mnt_statmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount **ret);
 /* The same for masks without strings (SB_BASIC, MNT_BASIC), into *ret. */
 int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount *ret);
+/* The unique id of the mount on top of name in dir_fd, in our namespace,
+ * asking nothing of its filesystem: a FUSE mount answers statx() with
+ * EACCES to anyone but its user, and a dead one with ENOTCONN.  -EINVAL
+ * if name is no mount's root. */
+int mnt_unique_id_at(int dir_fd, const char *name, uint64_t *ret);
 
 /* Names for MOUNT_ATTR_* and MS_* propagation values, for replies. */
 const char *mnt_propagation_to_string(uint64_t prop);
@@ -201,7 +206,13 @@ void mnt_created_done(MntCreated *c);
  * nameable last component ("/", ".", ".."). */
 int mnt_split_last(const char *path, char **ret_parent, char **ret_name);
 
+/* Whether the mount on top of name in dir_fd (resolved, not yet
+ * unmounted) may go: 0, or -errno with its own step logged. */
+typedef int (*MntUmountCheck)(int dir_fd, const char *name, void *userdata, MntLog *log);
+
 /* umount2() of path resolved inside root_fd as above (flags: MNT_DETACH,
- * MNT_FORCE), a symlink as its last component followed under root_fd too.
+ * MNT_FORCE), a symlink as its last component followed under root_fd too;
+ * check, if any, asked first about what was resolved.
  * Changes the cwd: for workers only. */
-int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntLog *log);
+int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntUmountCheck check,
+		       void *userdata, MntLog *log);

@@ -10,6 +10,7 @@ install-units:
 		$(DESTDIR)/usr/share/dbus-1/system-services/io.mountd1.service
 	install -D -m644 units/io.mountd.policy \
 		$(DESTDIR)/usr/share/polkit-1/actions/io.mountd.policy
+	install -D -m644 units/mountd-policy $(DESTDIR)/etc/mountd/policy
 	install -d $(DESTDIR)/etc/systemd/system/sockets.target.wants
 	ln -sf /usr/lib/systemd/system/mountd.socket \
 		$(DESTDIR)/etc/systemd/system/sockets.target.wants/mountd.socket

@@ -17,6 +17,8 @@ mv /usr/lib/systemd/system/mountd.service /usr/lib/systemd/system/mountd.socket 
 rm -f /etc/systemd/system/sockets.target.wants/mountd.socket
 systemctl daemon-reload
 rm -f $SOCK
+# The shipped policy goes aside for this test and comes back after it.
+cp -a /etc/mountd/policy "$aside/policy"
 echo 'allow user=1000 method=Create fstype=tmpfs namespace=owned' >/etc/mountd/policy
 
 check_output "portablectl list shows the image" '^mountd ' portablectl list --no-legend
@@ -48,7 +50,7 @@ check "portablectl detach --now --runtime mountd" portablectl detach --now --run
 check_fails "  mountd is gone" kill -0 $pid
 check_fails "  and so are its units" test -e /run/systemd/system.attached/mountd.service
 
-rm -f /etc/mountd/policy
+mv "$aside/policy" /etc/mountd/policy
 mv "$aside"/mountd.* /usr/lib/systemd/system/
 systemctl daemon-reload
 rm -rf "$work"

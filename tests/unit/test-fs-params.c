@@ -36,8 +36,10 @@ int main(int argc, char **argv)
 	   "ext4's journal_path is a device the caller must open");
 	ok(fs_param_kind("ext4", "journal_dev") == FS_PARAM_ROOT,
 	   "ext4's journal_dev (a device number) is root's");
-	ok(fs_param_kind("fuse.sshfs", "fd") == FS_PARAM_ROOT,
-	   "fuse's fd (a number in the worker's fd table) is root's, with a subtype too");
+	ok(fs_param_kind("fuse.sshfs", "fd") == FS_PARAM_FD_NUMBER,
+	   "fuse's fd is an fd passed and given to the kernel by its number, with a subtype too");
+	ok(fs_param_kind("fuseblk", "fd") == FS_PARAM_ROOT,
+	   "fuseblk's fd is root's (a block device)");
 	ok(fs_param_kind("fuse.sshfs", "allow_other") == FS_PARAM_VALUE,
 	   "fuse.sshfs has fuse's values");
 	ok(fs_param_kind("cgroup", "release_agent") == FS_PARAM_ROOT,

@@ -541,7 +541,7 @@ static void test_mount_layer(void)
 		snprintf(up, sizeof(up), "%s/../../../../../..%s", dir, dir);
 		esc = mnt_resolve_in_root(root, up, MNT_CREATE_NONE, "target", &log);
 		ok(esc >= 0, "dot-dot past the root is clamped to the root");
-		ok(mnt_umount_in_root(root, dir, 0, &log) == -EBUSY,
+		ok(mnt_umount_in_root(root, dir, 0, NULL, NULL, &log) == -EBUSY,
 		   "unmount while our mount fd pins the mount is EBUSY");
 	}
 	ok(streq(steps_of(&log), "fsopen,fsconfig:size,fsconfig:CMD_CREATE,fsmount,"
@@ -556,7 +556,7 @@ static void test_mount_layer(void)
 
 		/* mnt_umount_in_root changes the cwd: workers only. */
 		if (pid == 0)
-			_exit(mnt_umount_in_root(root, dir, 0, NULL) == 0 ? 0 : 1);
+			_exit(mnt_umount_in_root(root, dir, 0, NULL, NULL, NULL) == 0 ? 0 : 1);
 		waitpid(pid, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "unmount by path inside the root");

@@ -224,5 +224,28 @@ int main(void)
 		ok(r == -EINVAL && e && strstr(e, "image must be yes or no"),
 		   "image= takes yes or no: %s", strna(e));
 	}
+	/* The policy mountd ships (units/mountd-policy): FUSE as fusermount3
+	 * gives it, in one's own namespace, and nothing else. */
+	{
+		Policy q = {};
+		_cleanup_free_ char *e = NULL;
+		unsigned l = 0;
+
+		ok(policy_load(&q, "units/mountd-policy", methods, &e) == 0 && q.n_rules == 2,
+		   "the shipped policy parses: %s", strna(e));
+		ok(decide(&q, (Ask){1000, "Create", "fuse", 0, true, 0, 1000}, &l) == 0 && l > 0,
+		   "  a user may mount FUSE in its own namespace");
+		ok(decide(&q, (Ask){1000, "Unmount", "fuse", 0, true, 0, 1000}, &l) == 0 && l > 0,
+		   "  and unmount a FUSE mount there (fsType fuse: the worker holds it to that)");
+		ok(decide(&q, (Ask){1000, "Unmount", NULL, 0, true, 0, 1000}, NULL) == -EPERM,
+		   "  but not unmount without naming the type");
+		ok(decide(&q, (Ask){1000, "Create", "tmpfs", 0, true, 0, 1000}, NULL) == -EPERM,
+		   "  nor mount anything else");
+		ok(decide(&q, (Ask){1000, "Create", "fuse", 0, false, 0, 0}, NULL) == -EPERM,
+		   "  nor FUSE in a namespace not its own");
+		ok(decide(&q, (Ask){1000, "Create", "fuseblk", 0, true, 0, 1000}, NULL) == -EPERM,
+		   "  nor fuseblk (a block device: fusermount3's blkdev is root's)");
+		policy_done(&q);
+	}
 	return tap_done();
 }
