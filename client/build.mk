@@ -26,6 +26,23 @@ $(B)/mountd-oci-hook: $(B)/client/mountd-oci-hook.o $(B)/client/mountctl-options
 
 BINARIES += $(B)/mountd-oci-hook
 
+# ---- fusermount3: libfuse 3's mount helper, asking mountd (not setuid) ---------
+# Its -o list is read apart (fusermount3-options.c) for the host test.
+$(B)/fusermount3: $(B)/client/fusermount3.o $(B)/client/fusermount3-options.o $(CLIENT_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+BINARIES += $(B)/fusermount3
+
+# Not on PATH: a distribution puts it where libfuse looks (mountd(8), FUSE;
+# the guest image's mkosi.postinst).  In /usr/lib/mountd/, not under
+# /usr/libexec/mountd, which is mountd itself; named fusermount3 in a
+# directory of its own so that libfuse's FUSERMOUNT_DIR can name it.  Mode
+# 0755: it needs no privilege of its own.
+.PHONY: install-fusermount3
+install-fusermount3: $(B)/fusermount3
+	install -D -m755 $(B)/fusermount3 $(DESTDIR)/usr/lib/mountd/fusermount3
+INSTALL_TARGETS += install-fusermount3
+
 # ---- man pages (scdoc) ----------------------------------------------------------
 # fsinfo(2) documents the system call our kernel series adds; it is installed
 # with the others so that `man 2 fsinfo` works in the guest.  io.mountd1(5)

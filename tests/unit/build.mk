@@ -86,6 +86,11 @@ UNIT_TESTS += tests/unit/test-oci-hook.sh
 UNIT_TESTS += $(B)/tests/unit/test-libmountd-list
 $(B)/tests/unit/test-libmountd-list: $(B)/libmountd-client.a
 
+# fusermount3's -o list as libfuse's fusermount3 reads it, and the Create
+# and Unmount requests it becomes
+UNIT_TESTS += $(B)/tests/unit/test-fusermount3-options
+$(B)/tests/unit/test-fusermount3-options: $(B)/client/fusermount3-options.o
+
 # ---- mountd's container image and manifests
 
 # container/oci-build: the bundle's contents and its cache key
