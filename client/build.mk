@@ -10,7 +10,7 @@ $(CLIENT_LIB): $(B)/client/libmountd-client.o $(B)/client/libmountd-list.o \
 
 # ---- mountctl ----------------------------------------------------------------
 MOUNTCTL_OBJS := $(addprefix $(B)/client/,mountctl.o mountctl-commands.o mountctl-call.o \
-	mountctl-mount.o mountctl-remount.o mountctl-info.o mountctl-list.o mountctl-apply-run.o \
+	mountctl-mount.o mountctl-fuse.o mountctl-remount.o mountctl-info.o mountctl-list.o mountctl-apply-run.o \
 	mountctl-format.o mountctl-options.o mountctl-human.o mountctl-output.o mountctl-apply.o) \
 	$(B)/shared/fs-probe.o
 

@@ -318,8 +318,21 @@ static json_object *parameters_json(const FuseOptions *o, mode_t rootmode, uid_t
 	return TAKE_PTR(l);
 }
 
+/* {"pidfd": index}: the mount namespace of the process the fd at index is. */
+static int add_namespace(json_object *o, int pidfd_index)
+{
+	_cleanup_json_ json_object *ns = NULL;
+
+	if (pidfd_index < 0)
+		return 0;
+	ns = json_object_new_object();
+	if (!ns || json_add(ns, "pidfd", json_object_new_int(pidfd_index)) < 0)
+		return -ENOMEM;
+	return json_add(o, "namespace", TAKE_PTR(ns));
+}
+
 int fuse_create_request(const FuseOptions *o, const char *path, mode_t rootmode, uid_t uid,
-			gid_t gid, json_object **ret)
+			gid_t gid, int pidfd_index, json_object **ret)
 {
 	_cleanup_json_ json_object *r = json_object_new_object(),
 				   *placement = json_object_new_object();
@@ -333,17 +346,19 @@ int fuse_create_request(const FuseOptions *o, const char *path, mode_t rootmode,
 	    json_add(r, "parameters", parameters_json(o, rootmode, uid, gid)) < 0 ||
 	    json_add(r, "attributes", attributes_json(o, uid)) < 0 ||
 	    json_add(placement, "path", json_object_new_string(path)) < 0 ||
+	    add_namespace(placement, pidfd_index) < 0 ||
 	    json_add(r, "placement", TAKE_PTR(placement)) < 0)
 		return -ENOMEM;
 	*ret = TAKE_PTR(r);
 	return 0;
 }
 
-int fuse_unmount_request(const char *path, bool lazy, json_object **ret)
+int fuse_unmount_request(const char *path, bool lazy, int pidfd_index, json_object **ret)
 {
 	_cleanup_json_ json_object *r = json_object_new_object();
 
 	if (!r || json_add(r, "path", json_object_new_string(path)) < 0 ||
+	    add_namespace(r, pidfd_index) < 0 ||
 	    json_add(r, "detach", json_object_new_boolean(lazy)) < 0 ||
 	    /* Only a FUSE mount, and only one of the caller's (mountd). */
 	    json_add(r, "fsType", json_object_new_string("fuse")) < 0)

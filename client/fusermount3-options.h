@@ -67,9 +67,11 @@ int fuse_options_parse(FuseOptions *o, const char *list, uid_t uid, char **ret_e
 
 /* The Create request for o: a FUSE filesystem served through the /dev/fuse
  * fd sent at index 0, whose root is of type rootmode (st_mode & S_IFMT),
- * for user uid and group gid, placed at path.  0 or -ENOMEM. */
+ * for user uid and group gid, placed at path: in the mount namespace of
+ * the process whose pidfd is sent at pidfd_index, or, if that is
+ * negative, the caller's own.  0 or -ENOMEM. */
 int fuse_create_request(const FuseOptions *o, const char *path, mode_t rootmode, uid_t uid,
-			gid_t gid, json_object **ret);
+			gid_t gid, int pidfd_index, json_object **ret);
 
-/* The Unmount request for the FUSE mount at path. */
-int fuse_unmount_request(const char *path, bool lazy, json_object **ret);
+/* The Unmount request for the FUSE mount at path, in that namespace too. */
+int fuse_unmount_request(const char *path, bool lazy, int pidfd_index, json_object **ret);

@@ -31,6 +31,12 @@
 #define FUSERMOUNT_VERSION "3.17.2"
 #define COMMFD_ENV	   "_FUSE_COMMFD"
 #define FUSE_DEVICE	   "/dev/fuse"
+/* Set by mountctl fuse: a pidfd, inherited through the FUSE program, whose
+ * process's mount namespace gets the mount instead of the caller's. */
+#define NAMESPACE_ENV "MOUNTD_FUSE_PIDFD"
+
+/* That pidfd, or -EBADF: the caller's own namespace. */
+static int target_pidfd = -EBADF;
 
 _printf_(1, 2) static void log_error(const char *fmt, ...)
 {
@@ -154,9 +160,10 @@ static int unmount_fuse(const char *path, bool lazy, bool quiet)
 	_cleanup_free_ char *what = NULL;
 	int k;
 
-	if (fuse_unmount_request(path, lazy, &request) < 0)
+	if (fuse_unmount_request(path, lazy, target_pidfd >= 0 ? 0 : -1, &request) < 0)
 		return log_oom();
-	k = call_mountd(MOUNTD_INTERFACE ".Unmount", request, NULL, 0, &reply);
+	k = call_mountd(MOUNTD_INTERFACE ".Unmount", request, &target_pidfd, target_pidfd >= 0,
+			&reply);
 	if (k < 0)
 		return k;
 	if (!reply.error)
@@ -250,15 +257,30 @@ static int mount_fuse(const char *path, const char *opts, int commfd, bool *ret_
 		log_error("%s", error);
 		return k;
 	}
+	if (o.auto_unmount && target_pidfd >= 0) {
+		/* Its watcher would look at the mount point here, not there. */
+		log_error("auto_unmount is not supported with a target namespace (%s)",
+			  NAMESPACE_ENV);
+		return -EINVAL;
+	}
 	k = open_fuse_device(&fuse_fd);
 	if (k < 0)
 		return k;
-	k = mount_point_type(path, &rootmode);
-	if (k < 0)
-		return k;
-	if (fuse_create_request(&o, path, rootmode, getuid(), getgid(), &request) < 0)
+	/* A mount point in another namespace is a directory, as libfuse's
+	 * programs want theirs. */
+	if (target_pidfd >= 0)
+		rootmode = S_IFDIR;
+	else {
+		k = mount_point_type(path, &rootmode);
+		if (k < 0)
+			return k;
+	}
+	if (fuse_create_request(&o, path, rootmode, getuid(), getgid(), target_pidfd >= 0 ? 1 : -1,
+				&request) < 0)
 		return log_oom();
-	k = call_mountd(MOUNTD_INTERFACE ".Create", request, &fuse_fd, 1, &reply);
+	int fds[] = {fuse_fd, target_pidfd};
+	k = call_mountd(MOUNTD_INTERFACE ".Create", request, fds, target_pidfd >= 0 ? 2 : 1,
+			&reply);
 	if (k < 0)
 		return k;
 	if (reply.error)
@@ -359,7 +381,7 @@ int main(int argc, char **argv)
 		{},
 	};
 	bool unmount = false, lazy = false, quiet = false, watch_only = false, auto_unmount = false;
-	const char *opts = "", *commfd_text = NULL;
+	const char *opts = "", *commfd_text = NULL, *ns_text;
 	_cleanup_free_ char *path = NULL;
 	struct stat st;
 	int opt, commfd;
@@ -415,7 +437,25 @@ int main(int argc, char **argv)
 		log_error("extra arguments after the mountpoint");
 		return EXIT_FAILURE;
 	}
-	if (resolve_mount_point(argv[optind], &path) < 0)
+	ns_text = getenv(NAMESPACE_ENV);
+	if (ns_text && parse_fd(ns_text, &target_pidfd) < 0) {
+		log_error("invalid %s: %s", NAMESPACE_ENV, ns_text);
+		return EXIT_FAILURE;
+	}
+	if (target_pidfd >= 0) {
+		/* A path in the target namespace, resolved there by mountd. */
+		if (argv[optind][0] != '/') {
+			log_error("with a target namespace (%s) the mount point must be "
+				  "absolute: %s",
+				  NAMESPACE_ENV, argv[optind]);
+			return EXIT_FAILURE;
+		}
+		path = strdup(argv[optind]);
+		if (!path) {
+			(void)log_oom();
+			return EXIT_FAILURE;
+		}
+	} else if (resolve_mount_point(argv[optind], &path) < 0)
 		return EXIT_FAILURE;
 	if (chdir("/") < 0) {
 		log_error("failed to chdir to '/': %m");

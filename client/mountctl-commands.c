@@ -171,62 +171,70 @@ static const Command commands[] = {
 	 "strictatime, nodiratime, nosymfollow become mount attributes; shared,\n"
 	 "private, slave, unbindable the propagation; the rest (size=1M, mode=755,\n"
 	 "...) are fsconfig() parameters of the filesystem.",
-	 ARG(1), 0},
+	 ARG(1), 0, false},
 	{"bind", NULL, cmd_bind, 2, 2, bind_options, "SOURCE TARGET",
 	 "bind SOURCE (here) to TARGET",
 	 "Bind SOURCE (a path in mountctl's own namespace) to TARGET (in the\n"
 	 "target namespace).  Recursive unless --no-recursive.",
-	 ARG(1), ARG(0)},
+	 ARG(1), ARG(0), false},
 	{"remount", NULL, cmd_remount, 1, 1, remount_options, "-o OPTIONS PATH",
 	 "change a mount, like mount -o remount",
 	 "Like mount -o remount: attribute words (ro, nosuid, ...) change the\n"
 	 "mount (mount_setattr), the rest reconfigure the filesystem (fspick,\n"
 	 "fsconfig, FSCONFIG_CMD_RECONFIGURE); ro/rw do both.",
-	 ARG(0), 0},
+	 ARG(0), 0, false},
 	{"reconfigure", NULL, cmd_remount, 1, 1, reconfigure_options, "-o PARAMETERS PATH",
 	 "reconfigure the filesystem at PATH",
 	 "Reconfigure the filesystem at PATH: every word is an fsconfig()\n"
 	 "parameter (\"ro\" makes the superblock read-only).",
-	 ARG(0), 0},
+	 ARG(0), 0, false},
 	{"set", NULL, cmd_set, 1, 1, set_options, "PATH",
 	 "change the attributes and propagation of a mount",
 	 "Change the mount's attributes: ro/rw, nosuid/suid, nodev/dev,\n"
 	 "noexec/exec, noatime/relatime/strictatime, nodiratime/diratime,\n"
 	 "nosymfollow/symfollow; and its propagation (also as -o shared, rslave...).",
-	 ARG(0), 0},
+	 ARG(0), 0, false},
 	{"move", NULL, cmd_move, 2, 2, move_options, "FROM TO", "move the mount at FROM to TO",
-	 "Move the mount at FROM to TO (move_mount).", ARG(0) | ARG(1), 0},
+	 "Move the mount at FROM to TO (move_mount).", ARG(0) | ARG(1), 0, false},
 	{"umount", "unmount", cmd_umount, 1, 1, umount_options, "PATH", "unmount the mount at PATH",
-	 "Unmount the mount at PATH.", ARG(0), 0},
+	 "Unmount the mount at PATH.", ARG(0), 0, false},
+	{"fuse", NULL, cmd_fuse, 1, -1, no_options, "PROGRAM [ARG...]",
+	 "run a FUSE program to mount there",
+	 "Run PROGRAM (bindfs, squashfuse, sshfs, fusermount3 -u ...) so that the\n"
+	 "fusermount3 libfuse runs for it asks mountd to mount in the target\n"
+	 "namespace (--pid, --pidfd, --container) rather than the caller's own.\n"
+	 "The mount point is PROGRAM's last argument, an absolute path in that\n"
+	 "namespace; libfuse also wants it to exist here.  Options end at PROGRAM.",
+	 0, 0, true},
 	{"info", NULL, cmd_info, 1, -1, info_options, "PATH [ATTRIBUTE...]",
 	 "fsinfo() attributes of the filesystem at PATH",
 	 "fsinfo() attributes of the filesystem at PATH; all of them without\n"
 	 "ATTRIBUTE.  Multi-valued ones (parameter, source, server_name,\n"
 	 "server_address) are enumerated unless --nth/--mth pick an instance.",
-	 ARG(0), 0},
+	 ARG(0), 0, false},
 	{"list", NULL, cmd_list, 0, 1, list_options, "[SOURCE | MOUNTPOINT]",
 	 "the mounts of the namespace, as findmnt shows them",
 	 "The mounts of the namespace as findmnt shows them: a tree, or a flat\n"
 	 "list of the mounts of SOURCE or on MOUNTPOINT (a source first, as with\n"
 	 "findmnt).  Exit status 1 when none matches.",
-	 0, 0},
+	 0, 0, false},
 	{"watch", NULL, cmd_watch, 0, 0, watch_options, "", "print each change of the mount table",
 	 "Print each change of the namespace's mount table as it happens; first\n"
 	 "\"ready\" once watching.  Ends when the namespace goes away (\"gone\"),\n"
 	 "or after N changes.",
-	 0, 0},
+	 0, 0, false},
 	{"apply", NULL, cmd_apply, 0, 1, apply_options, "[FILE]",
 	 "perform the mount-context lines of FILE",
 	 "Perform the mount-context lines of FILE (or stdin): t FSTYPE, s SOURCE,\n"
 	 "o OPTION[=VALUE], m TARGET, then x create or x reconfigure.  Errors\n"
 	 "point at their line.",
-	 0, 0},
+	 0, 0, false},
 	{"help", NULL, cmd_help, 0, 1, no_options, "[COMMAND]", "this help, or COMMAND's",
-	 "Show the help of mountctl, or of COMMAND with every option it takes.", 0, 0},
+	 "Show the help of mountctl, or of COMMAND with every option it takes.", 0, 0, false},
 	/* Hidden: the formatters without a daemon (host tests), and the
 	 * commands and options for the bash completion. */
-	{"__format", NULL, cmd_format, 1, 4, format_options, "", NULL, NULL, 0, 0},
-	{"__complete", NULL, cmd_complete, 1, 2, no_options, "", NULL, NULL, 0, 0},
+	{"__format", NULL, cmd_format, 1, 4, format_options, "", NULL, NULL, 0, 0, false},
+	{"__complete", NULL, cmd_complete, 1, 2, no_options, "", NULL, NULL, 0, 0, false},
 };
 
 const Command *command_find(const char *name)

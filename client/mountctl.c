@@ -345,7 +345,7 @@ static int run_command(Ctx *c, const Command *cmd, int argc, char **argv)
 	int opt, r;
 
 	/* Options may follow the arguments, as with mount(8); "--" ends them. */
-	getopt_build(&g, "", cmd->options, common_options);
+	getopt_build(&g, cmd->runs_program ? "+" : "", cmd->options, common_options);
 	optind = 0; /* reinitialise getopt for the subcommand's argv */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) >= 0) {

@@ -307,6 +307,9 @@ typedef struct Command {
 	/* Which arguments (bit N: argv[N]) are paths in the target namespace
 	 * (TARGET_PATHS) or, for bind's source, in mountctl's own. */
 	unsigned target_paths, source_paths;
+	/* Its arguments are a command line of their own: options end at the
+	 * first argument (fuse PROGRAM ...). */
+	bool runs_program;
 } Command;
 
 #define ARG(n) (1U << (n))
@@ -328,6 +331,7 @@ int cmd_mount(Ctx *c, Args *a, int argc, char **argv);
 int cmd_bind(Ctx *c, Args *a, int argc, char **argv);
 int cmd_move(Ctx *c, Args *a, int argc, char **argv);
 int cmd_umount(Ctx *c, Args *a, int argc, char **argv);
+int cmd_fuse(Ctx *c, Args *a, int argc, char **argv);
 int cmd_remount(Ctx *c, Args *a, int argc, char **argv);
 int cmd_set(Ctx *c, Args *a, int argc, char **argv);
 int cmd_info(Ctx *c, Args *a, int argc, char **argv);

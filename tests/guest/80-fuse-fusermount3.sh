@@ -41,7 +41,7 @@ check "mountd.socket starts" systemctl start mountd.socket
 
 # --- the image runs libfuse on mountd's fusermount3, nothing setuid
 check_output "the shipped policy grants FUSE in one's own namespace" \
-	'^allow method=Create fstype=fuse namespace=own$' cat /etc/mountd/policy
+	'^allow method=Create,Unmount fstype=fuse namespace=own$' cat /etc/mountd/policy
 check_output "libfuse's fusermount3 is mountd's" '^/usr/lib/mountd/fusermount3$' \
 	readlink -f /usr/bin/fusermount3
 check "no fusermount on the system is setuid" \
@@ -186,6 +186,35 @@ printf '%s\n' "$fuse_conf" >/etc/fuse.conf
 check_fails "a caller gone before the fd is sent: fusermount3 fails" \
 	as_user $COMMFD --die $d/m1
 check "  and nothing is left mounted" unmounted_at $d/m1
+
+# --- the same programs in the user's rootless container, through mountctl
+# fuse: the server runs here, its mount is the container's alone.
+user_container
+ctr_mounts() { nsenter -t $container -m awk -v p="$1" '$5 == p' /proc/self/mountinfo; }
+in_ctr() { as_user nsenter --preserve-credentials -t $container -U -m "$@"; }
+as_user mkdir -p $d/ctr $d/ctr-sq
+check "mountctl --pid (its container) fuse bindfs" \
+	as_user mountctl --pid $container fuse bindfs --no-allow-other $d/src $d/ctr
+check_output "  mounted in the container, user_id=$USER_ID, nosuid,nodev" \
+	"nosuid,nodev.* - fuse .*user_id=$USER_ID" ctr_mounts $d/ctr
+check "  not in pid 1's namespace" unmounted_at $d/ctr
+check_output "  the container reads it" "^bind content $$\$" in_ctr cat $d/ctr/hello
+check "mountctl --pid fuse squashfuse" \
+	as_user mountctl --pid $container fuse squashfuse $d/img.sqfs $d/ctr-sq
+check_output "  the container reads it" "^squash content $$\$" in_ctr cat $d/ctr-sq/inside
+check_fails "uid $U2 cannot unmount them there" \
+	as_user2 mountctl --pid $container fuse fusermount3 -u $d/ctr
+check_output "  still mounted" ' - fuse ' ctr_mounts $d/ctr
+check "mountctl --pid fuse fusermount3 -u unmounts them" \
+	bash -c "as_user mountctl --pid $container fuse fusermount3 -u $d/ctr &&
+		as_user mountctl --pid $container fuse fusermount3 -u $d/ctr-sq"
+check "  gone from the container" test -z "$(ctr_mounts $d/ctr)$(ctr_mounts $d/ctr-sq)"
+target=$(new_mntns)
+check_fails "a namespace of root's is refused" \
+	as_user mountctl --pid $target fuse bindfs --no-allow-other $d/src $d/ctr
+check "  nothing mounted there" \
+	test -z "$(nsenter -t $target -m awk -v p=$d/ctr '$5 == p' /proc/self/mountinfo)"
+kill $target $container
 
 check "every FUSE mount of the test is gone" test "$(fuse_mounts)" = "$before"
 check_output "root is still served" '"mounts"' \

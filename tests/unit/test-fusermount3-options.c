@@ -45,7 +45,8 @@ static Result parse(const char *list, uid_t uid)
 	Result res = {.o = FUSE_OPTIONS_NULL};
 
 	res.r = fuse_options_parse(&res.o, list, uid, &res.error);
-	if (res.r == 0 && fuse_create_request(&res.o, PATH, S_IFDIR, uid, uid, &res.request) < 0)
+	if (res.r == 0 &&
+	    fuse_create_request(&res.o, PATH, S_IFDIR, uid, uid, -1, &res.request) < 0)
 		res.r = -ENOMEM;
 	return res;
 }
@@ -267,11 +268,11 @@ static void test_unmount(void)
 	_cleanup_json_ json_object *r = NULL;
 	int k;
 
-	k = fuse_unmount_request(PATH, true, &r);
+	k = fuse_unmount_request(PATH, true, -1, &r);
 	ok(k == 0 && streq(text(r), "{\"path\":\"" PATH "\",\"detach\":true,\"fsType\":\"fuse\"}"),
 	   "-u -z: Unmount, detached, only a FUSE mount: %s", k == 0 ? text(r) : "(none)");
 	json_object_put(TAKE_PTR(r));
-	k = fuse_unmount_request(PATH, false, &r);
+	k = fuse_unmount_request(PATH, false, -1, &r);
 	ok(k == 0 && strstr(text(r), "\"detach\":false"), "-u: not detached: %s",
 	   k == 0 ? text(r) : "(none)");
 }

@@ -241,8 +241,11 @@ int main(void)
 		   "  but not unmount without naming the type");
 		ok(decide(&q, (Ask){1000, "Create", "tmpfs", 0, true, 0, 1000}, NULL) == -EPERM,
 		   "  nor mount anything else");
+		ok(decide(&q, (Ask){1000, "Create", "fuse", 0, false, 1000, 1000}, &l) == 0 &&
+			   l > 0,
+		   "  FUSE in its own rootless container");
 		ok(decide(&q, (Ask){1000, "Create", "fuse", 0, false, 0, 0}, NULL) == -EPERM,
-		   "  nor FUSE in a namespace not its own");
+		   "  but not in a namespace of someone else's");
 		ok(decide(&q, (Ask){1000, "Create", "fuseblk", 0, true, 0, 1000}, NULL) == -EPERM,
 		   "  nor fuseblk (a block device: fusermount3's blkdev is root's)");
 		policy_done(&q);
