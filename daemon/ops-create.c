@@ -151,11 +151,6 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	gid_t gid;
 	int k;
 
-	if (ops_fuse_fstype(fstype)) {
-		k = ops_fuse_check_create(r->params, r->n_params, log);
-		if (k < 0)
-			return k;
-	}
 	/* A superblock that remembers its maker is a non-root caller's own
 	 * (executor-caller-sb.h): in its container's user namespace, else in a new
 	 * one of its own. */
@@ -213,6 +208,12 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 		if (k < 0)
 			return k;
 		k = set_param(&helper, fs_fd, &p, log);
+		if (k < 0)
+			return k;
+	}
+	/* What FUSE asks of a user, once each parameter passed its own step. */
+	if (ops_fuse_fstype(fstype)) {
+		k = ops_fuse_check_create(r->params, r->n_params, log);
 		if (k < 0)
 			return k;
 	}

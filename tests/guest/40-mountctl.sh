@@ -68,7 +68,8 @@ check_output "  ... the steps, the kernel's message under its step, then the fai
 # it waits; closing the FUSE fd aborts the connection and ends it.
 mkdir -p /mnt/stall
 exec 7<>/dev/fuse
-mount -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 stall /mnt/stall
+# -i: the syscall itself, not mount.fuse3 (which would run "stall").
+mount -i -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 stall /mnt/stall
 mountctl -v mount -t tmpfs none /mnt/stall/x 2>"$work/stall" 7>&- &
 stalled=$!
 mountctl info /mnt/stall statfs >"$work/stall-info" 2>&1 7>&- &

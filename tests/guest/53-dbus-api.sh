@@ -138,7 +138,8 @@ rmdir /tmp/dbus-g
 # ---- a change that hangs does not hold up the others (they run as jobs)
 mkdir -p /tmp/dbus-stall
 exec 7<>/dev/fuse
-mount -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 stall /tmp/dbus-stall
+# -i: the syscall itself, not mount.fuse3 (which would run "stall").
+mount -i -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 stall /tmp/dbus-stall
 $BUSCALL Create 'sa(ssv)a{sv}' tmpfs 0 1 placement a{sv} 1 path s /tmp/dbus-stall/x \
 	>"$work/stalled" 2>&1 7>&- &
 stalled=$!

@@ -182,6 +182,12 @@ as_user fusermount3 -u $d/m2
 as_user2 fusermount3 -u $d/m3
 printf '%s\n' "$fuse_conf" >/etc/fuse.conf
 
+# auto_unmount: fusermount3 stays until the server's process is gone and
+# takes away what it left behind.
+check_output "-o auto_unmount: mounted" '^fd$' as_user $COMMFD $d/m1 auto_unmount
+check "  the server gone, fusermount3 unmounts it" wait_for 10 unmounted_at $d/m1
+check "  and exits" wait_for 10 bash -c "! pgrep -u $USER_ID -x fusermount3"
+
 # A caller that dies before it receives the fd leaves nothing mounted.
 check_fails "a caller gone before the fd is sent: fusermount3 fails" \
 	as_user $COMMFD --die $d/m1

@@ -9,7 +9,9 @@ sends.  Prints "fd" when one came, then holds it SECS seconds (default 0)
 and exits with fusermount3's status.  There is no FUSE server: the mount
 answers ENOTCONN once the fd is closed.  --die closes this side before
 fusermount3 can send (a caller that dies first): fusermount3 must then
-leave nothing mounted.
+leave nothing mounted.  With auto_unmount among OPTIONS fusermount3 stays
+to watch: this side closes the fd and the socket and exits at once, as a
+FUSE server that dies, and fusermount3 is to unmount.
 """
 import argparse
 import array
@@ -39,6 +41,14 @@ msg, anc, _, _ = ours.recvmsg(1, socket.CMSG_LEN(fds.itemsize))
 for level, kind, data in anc:
     if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
         fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+if fds and "auto_unmount" in a.options.split(","):
+    # fusermount3 stays to watch: gone are the fd and then this side, as
+    # when a FUSE server dies.
+    print("fd", flush=True)
+    for fd in fds:
+        os.close(fd)
+    ours.close()
+    sys.exit(0)
 rc = p.wait()
 if fds:
     print("fd", flush=True)
