@@ -158,7 +158,21 @@ int cmd_mount(Ctx *c, Args *a, int argc, char **argv)
 			json_object_get(json_object_object_get(reply.parameters, "fsType")));
 		if (json_object_object_get_ex(reply.parameters, "loopDevice", &v) && v)
 			json_object_object_add(out, "loop-device", json_object_get(v));
+		if (json_object_object_get_ex(reply.parameters, "verity", &v) && v)
+			json_object_object_add(out, "verity", json_object_get(v));
 		json_object_object_add(out, "messages", messages_of(reply.parameters));
+	}
+	/* What an image on dm-verity was checked against is the answer to
+	 * "can I trust what I read there": said even without -v. */
+	if (!c->json) {
+		json_object *v = json_object_object_get(reply.parameters, "verity");
+		json_object *s = v ? json_object_object_get(v, "signedBy") : NULL;
+
+		if (v)
+			printf("%s: dm-verity, root hash %s, %s%s\n", target,
+			       json_object_get_string(json_object_object_get(v, "rootHash")),
+			       s ? "signed by " : "not signed by a key mountd trusts",
+			       s ? json_object_get_string(s) : "");
 	}
 	print_done(c, out);
 	return 0;

@@ -177,11 +177,13 @@ static int parse_condition(const char *word, char *const *methods, PolicyRule *r
 	} else if (streq(key, "image")) {
 		if (rule->image)
 			return -EINVAL;
-		*ret_what = "image must be yes or no";
+		*ret_what = "image must be yes, signed or no";
 		if (streq(v, "yes"))
-			rule->image = 1;
+			rule->image = POLICY_IMAGE_YES;
+		else if (streq(v, "signed"))
+			rule->image = POLICY_IMAGE_SIGNED;
 		else if (streq(v, "no"))
-			rule->image = -1;
+			rule->image = POLICY_IMAGE_NO;
 		else
 			return -EINVAL;
 	} else if (streq(key, "attributes")) {
@@ -366,7 +368,9 @@ static bool rule_matches(const PolicyRule *rule, const PolicyCaller *c, const Po
 		return false;
 	/* A filesystem image is parsed by a kernel driver that trusts it:
 	 * only a rule that names images lets one in (a deny rule needs not). */
-	if (req->image ? (rule->allow && rule->image != 1) || rule->image == -1 : rule->image == 1)
+	if (req->image ? (rule->allow && rule->image <= POLICY_IMAGE_UNSET) ||
+				 rule->image == POLICY_IMAGE_NO
+		       : rule->image > POLICY_IMAGE_UNSET)
 		return false;
 	return true;
 }
@@ -390,6 +394,9 @@ int policy_check(const Policy *p, const PolicyCaller *caller, const PolicyReques
 		if (rule_matches(&p->rules[i], caller, req)) {
 			*ret_line = p->rules[i].line;
 			*ret_why = p->rules[i].allow ? "allowed by a rule" : "denied by a rule";
+			if (req->image_signed_only)
+				*req->image_signed_only =
+					req->image && p->rules[i].image == POLICY_IMAGE_SIGNED;
 			return p->rules[i].allow ? 0 : -EPERM;
 		}
 	if (req->reads &&

@@ -31,6 +31,15 @@ typedef enum PolicyNamespace {
 	POLICY_NS_ANY,
 } PolicyNamespace;
 
+/* image=: unset, yes (any image: the admin trusts this user's), signed
+ * (only what a trusted key signed: sys-verity.h), no. */
+enum {
+	POLICY_IMAGE_NO = -1,
+	POLICY_IMAGE_UNSET = 0,
+	POLICY_IMAGE_YES = 1,
+	POLICY_IMAGE_SIGNED = 2,
+};
+
 typedef struct PolicyRule {
 	bool allow;
 	bool has_user, has_group;
@@ -40,7 +49,7 @@ typedef struct PolicyRule {
 	char **fstypes;	     /* NULL: any */
 	PolicyNamespace ns;  /* UNSET: any */
 	uint64_t attributes; /* MOUNT_ATTR_* that must be set */
-	int image;	     /* image=: 1 yes, -1 no, 0 unset */
+	int image;	     /* image=: POLICY_IMAGE_* */
 	unsigned line;
 } PolicyRule;
 
@@ -63,6 +72,9 @@ typedef struct PolicyRequest {
 	const char *fstype;  /* Create */
 	uint64_t attributes; /* MOUNT_ATTR_* the request sets on a new mount */
 	bool image;	     /* Create from an image (a loop device over it) */
+	/* Out, when not NULL: the rule that allowed an image said
+	 * image=signed. */
+	bool *image_signed_only;
 	bool ns_is_callers;  /* the target is the caller's own mount namespace */
 	uid_t ns_owner;	     /* owner of the target namespace's user namespace */
 	uid_t process_owner; /* owner of the process that named it (pid/pidfd) */

@@ -70,8 +70,8 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return 0;
 }
 
-int polkit_check(const AuthCaller *caller, const char *action, bool interactive, PolkitDone done,
-		 void *userdata)
+int polkit_check(const AuthCaller *caller, const char *action, char *const *details,
+		 bool interactive, PolkitDone done, void *userdata)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	_cleanup_free_ PolkitQuery *q = NULL;
@@ -99,7 +99,13 @@ int polkit_check(const AuthCaller *caller, const char *action, bool interactive,
 					  (uint32_t)caller->pid, "start-time", "t", start, "uid",
 					  "i", (int32_t)caller->id.uid, action);
 	if (r >= 0)
-		r = sd_bus_message_append(m, "a{ss}us", 0, interactive ? 1U : 0U, "");
+		r = sd_bus_message_open_container(m, 'a', "{ss}");
+	for (size_t i = 0; r >= 0 && details && details[i] && details[i + 1]; i += 2)
+		r = sd_bus_message_append(m, "{ss}", details[i], details[i + 1]);
+	if (r >= 0)
+		r = sd_bus_message_close_container(m);
+	if (r >= 0)
+		r = sd_bus_message_append(m, "us", interactive ? 1U : 0U, "");
 	if (r >= 0)
 		/* An authentication prompt may take a while: no call timeout
 		 * beyond sd-bus's default for interactive ones. */

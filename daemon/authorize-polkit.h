@@ -8,7 +8,10 @@
  * (units/io.mountd.policy):
  *
  *	io.mountd.mount-own-container   in a namespace the caller's user owns
- *	io.mountd.mount-image           a filesystem image, anywhere
+ *	io.mountd.mount-signed-image    an image a trusted key signed (asked
+ *	                                first: a caller allowed it is held to
+ *	                                signed images, sys-verity.h)
+ *	io.mountd.mount-image           any filesystem image, anywhere
  *	io.mountd.mount-other-namespace any other namespace (the host's too)
  *
  * The question is asynchronous: the loop goes on serving others while
@@ -33,6 +36,8 @@ int polkit_setup(sd_event *event);
 void polkit_shutdown(void);
 
 /* Asks; done runs once, later, never from within this call.  0 when
- * asked, negative errno when not (done does not run). */
-int polkit_check(const AuthCaller *caller, const char *action, bool interactive, PolkitDone done,
-		 void *userdata);
+ * asked, negative errno when not (done does not run).  details: key,
+ * value, ..., NULL: what the request wants, for the rules to look at
+ * (action.lookup(KEY) in /etc/polkit-1/rules.d; mountd(8) lists them). */
+int polkit_check(const AuthCaller *caller, const char *action, char *const *details,
+		 bool interactive, PolkitDone done, void *userdata);

@@ -80,7 +80,8 @@ static bool same_inode(int a, int b)
 }
 
 int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *ns, bool image,
-	      const char *fstype, uint64_t attributes, char **ret_reason)
+	      const char *fstype, uint64_t attributes, char **ret_reason,
+	      bool *ret_image_signed_only)
 {
 	_cleanup_close_ int target = -EBADF, own = -EBADF;
 	PolicyRequest req = {
@@ -89,6 +90,7 @@ int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *
 		.fstype = fstype,
 		.attributes = attributes,
 		.image = image,
+		.image_signed_only = ret_image_signed_only,
 		.ns_owner = (uid_t)-1,
 		.process_owner = (uid_t)-1,
 	};
@@ -97,6 +99,8 @@ int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *
 	int r;
 
 	*ret_reason = NULL;
+	if (ret_image_signed_only)
+		*ret_image_signed_only = false;
 	/* root needs no facts; don't make it pay for them. */
 	if (caller->id.uid == 0)
 		return 0;

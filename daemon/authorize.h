@@ -37,11 +37,14 @@ extern Policy auth_policy;
  * good one is loaded, and every refusal says why.  0 or negative errno. */
 int auth_policy_load(const char *path);
 
-/* 0 when caller may call method m on namespace ns (NULL: a
+/* With an image, *ret_image_signed_only (may be NULL) says whether only
+ * a signed one is allowed (image=signed).
+ * 0 when caller may call method m on namespace ns (NULL: a
  * request that touches no namespace but the caller's own, e.g. a mount fd
  * returned to it); -EPERM when a deny rule decided, -EACCES when no rule
  * allowed it, either with a line a person can act on in *ret_reason (to be
  * freed; NULL for root, whom no rule binds); other negative errnos when the
  * facts could not be gathered. */
 int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *ns, bool image,
-	      const char *fstype, uint64_t attributes, char **ret_reason);
+	      const char *fstype, uint64_t attributes, char **ret_reason,
+	      bool *ret_image_signed_only);

@@ -30,12 +30,14 @@
 static uid_t cur_fsuid;
 static gid_t cur_fsgid;
 static bool entered;
+static bool signed_only;
 
 int rights_enter(const Rights *r)
 {
 	if (r->uid == 0)
 		return 0;
 	entered = true;
+	signed_only = r->images_signed_only;
 	if (setgroups(r->n_groups, r->groups) < 0) {
 		int k = negative_errno();
 
@@ -62,7 +64,13 @@ void rights_leave(void)
 	(void)setgroups(0, NULL);
 	cur_fsuid = 0;
 	cur_fsgid = 0;
+	signed_only = false;
 	entered = false;
+}
+
+bool rights_images_signed_only(void)
+{
+	return signed_only;
 }
 
 bool rights_caller(uid_t *ret_uid, gid_t *ret_gid)

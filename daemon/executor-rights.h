@@ -25,6 +25,9 @@ typedef struct Rights {
 	gid_t gid;
 	const gid_t *groups;
 	size_t n_groups;
+	/* The policy let this caller mount images only when a key mountd
+	 * trusts signed them (image=signed; sys-verity.h). */
+	bool images_signed_only;
 } Rights;
 
 /* Assume r's filesystem identity (root: nothing to do).  On failure the
@@ -34,6 +37,8 @@ int rights_enter(const Rights *r);
 void rights_leave(void);
 /* The caller whose identity the worker has taken: false for root. */
 bool rights_caller(uid_t *ret_uid, gid_t *ret_gid);
+/* Rights.images_signed_only of the caller entered. */
+bool rights_images_signed_only(void);
 
 /* 0 when the caller may change the mount or superblock whose root fd is
  * (root, or the caller owns that root directory), else -EPERM: a

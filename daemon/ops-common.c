@@ -462,6 +462,8 @@ void ops_mount_result_done(OpsMountResult *r)
 	safe_close(r->mount_fd);
 	free(r->fstype);
 	free(r->loop_device);
+	free(r->verity_root_hash);
+	free(r->verity_signer);
 	*r = (OpsMountResult){.mount_fd = -EBADF};
 }
 

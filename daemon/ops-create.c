@@ -10,10 +10,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "executor-caller-sb.h"
 #include "ops-fs-params.h"
+#include "base64.h"
 #include "sys-loopdev.h"
+#include "sys-verity.h"
 #include "ops-internal.h"
 #include "executor-rights.h"
 #include "test-hook.h"
@@ -29,8 +32,10 @@ void ops_create_request_done(OpsCreateRequest *r)
 		mnt_param_done(&r->params[i]);
 	free(r->params);
 	free(r->image.partition_type);
+	free(r->image.root_hash);
+	free(r->image.root_hash_signature);
 	ops_placement_done(&r->place);
-	*r = (OpsCreateRequest){.image.fd = -EBADF};
+	*r = (OpsCreateRequest){.image.fd = -EBADF, .image.hash_fd = -EBADF};
 }
 
 int ops_create_validate(const OpsCreateRequest *r, const char **ret_field)
@@ -66,6 +71,21 @@ int ops_create_validate(const OpsCreateRequest *r, const char **ret_field)
 	}
 	if (r->image.partition_type && !loopdev_uuid_valid(r->image.partition_type)) {
 		*ret_field = "image.partitionType";
+		return -EINVAL;
+	}
+	/* A bare image's hash tree comes with the root hash that heads it; a
+	 * DDI's are in its partitions. */
+	if (r->image.hash_fd >= 0 &&
+	    (r->image.fd < 0 || r->image.partition || r->image.partition_type)) {
+		*ret_field = "image.hashFd";
+		return -EINVAL;
+	}
+	if ((r->image.hash_fd >= 0) != !!r->image.root_hash) {
+		*ret_field = "image.rootHash";
+		return -EINVAL;
+	}
+	if (r->image.root_hash_signature && !r->image.root_hash) {
+		*ret_field = "image.rootHashSignature";
 		return -EINVAL;
 	}
 	k = ops_params_validate(r->params, r->n_params, ret_field);
@@ -138,8 +158,10 @@ static int set_param(CallerSb *helper, int fs_fd, const MntParam *p, MntLog *log
 	return mnt_fsconfig_param(fs_fd, p, log);
 }
 
+/* read_only: the source is a read-only device (dm-verity), which the
+ * kernel opens for writing unless the superblock is read-only. */
 static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
-			MntLog *log)
+			bool read_only, MntLog *log)
 {
 	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
 	_cleanup_(caller_sb_done) CallerSb helper = CALLER_SB_NULL;
@@ -211,6 +233,13 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 		if (k < 0)
 			return k;
 	}
+	if (read_only && !has_param(r, "ro")) {
+		MntParam p = {.type = MNT_PARAM_FLAG, .key = (char *)"ro", .fd = -EBADF};
+
+		k = set_param(&helper, fs_fd, &p, log);
+		if (k < 0)
+			return k;
+	}
 	/* What FUSE asks of a user, once each parameter passed its own step. */
 	if (ops_fuse_fstype(fstype)) {
 		k = ops_fuse_check_create(r->params, r->n_params, log);
@@ -237,6 +266,8 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 
 	struct mount_attr a;
 	ops_attributes_to_mount_attr(&r->attr, &a);
+	if (read_only)
+		a.attr_set |= MOUNT_ATTR_RDONLY;
 	mnt_fd = mnt_fsmount(fs_fd, (unsigned)a.attr_set, log);
 	if (mnt_fd < 0)
 		return mnt_fd;
@@ -250,45 +281,194 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	return TAKE_FD(mnt_fd);
 }
 
+/* What an image is mounted from: a device made over it (a loop device, or
+ * a dm-verity device over two), or for EROFS the file itself. */
+typedef struct ImageSource {
+	LoopDev loop;
+	VerityDev verity;
+	int file; /* a read-only file description of mountd's own */
+	char file_name[64];
+	char *fstype; /* probed */
+} ImageSource;
+
+static void image_source_done(ImageSource *s)
+{
+	loopdev_done(&s->loop);
+	verity_done(&s->verity);
+	safe_close(s->file);
+	free(s->fstype);
+}
+
+static int refuse_unsigned(MntLog *log)
+{
+	int k = mnt_log_add(log, "verity:signature", 'e',
+			    "mountd: the policy lets this caller mount signed images only: a "
+			    "DDI with a -verity-sig partition, or hashFd, rootHash and "
+			    "rootHashSignature");
+
+	mnt_log_fail(log, "verity:signature");
+	return k < 0 ? k : -EKEYREJECTED;
+}
+
+/* EROFS mounts a regular file as it is (6.12's file-backed mode): the
+ * kernel opens the name it is given, here mountd's own read-only file
+ * description of the caller's fd, through mountd's /proc. */
+static int erofs_file(const OpsCreateRequest *r, const char *fstype, ImageSource *s, MntLog *log)
+{
+	_cleanup_close_ int reader = -EBADF;
+	struct stat st;
+	int flags;
+
+	if (!streq(fstype, "erofs") || fstat(r->image.fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	flags = fcntl(r->image.fd, F_GETFL);
+	if (flags < 0 || loopdev_image_reader(r->image.fd, flags, &reader) < 0)
+		return 0; /* the loop device's step says why */
+	s->file = TAKE_FD(reader);
+	snprintf(s->file_name, sizeof(s->file_name), "/proc/self/fd/%d", s->file);
+	return mnt_log_result(log, "erofs:file", mnt_step_start(), 1);
+}
+
+static int image_source(const OpsCreateRequest *r, bool signed_only, ImageSource *s,
+			const char **ret_source, MntLog *log)
+{
+	bool whole = !r->image.partition && !r->image.partition_type, verity = false;
+	const char *fstype = r->fstype;
+	int k;
+
+	if (r->image.hash_fd >= 0)
+		verity = true;
+	else if (whole) {
+		k = verity_ddi_probe(r->image.fd, log);
+		if (k < 0)
+			return k;
+		verity = k > 0;
+	}
+	if (verity) {
+		_cleanup_free_ void *sig = NULL;
+		VerityRequest vr = {.hash_fd = r->image.hash_fd,
+				    .root_hash = r->image.root_hash,
+				    .signed_only = signed_only};
+
+		if (r->image.root_hash_signature &&
+		    base64_decode(r->image.root_hash_signature, &sig, &vr.signature_size) < 0) {
+			mnt_log_fail(log, "verity:signature");
+			return -EBADMSG;
+		}
+		vr.signature = sig;
+		k = verity_attach(r->image.fd, &vr, &s->verity, fstype ? NULL : &s->fstype, log);
+		if (k < 0)
+			return k;
+		*ret_source = s->verity.node;
+		return 0;
+	}
+	if (signed_only)
+		return refuse_unsigned(log);
+	if (whole) {
+		/* The type decides whether a loop device is needed at all. */
+		if (!fstype) {
+			_cleanup_close_ int reader = -EBADF;
+			int flags = fcntl(r->image.fd, F_GETFL);
+
+			if (flags >= 0 && loopdev_image_reader(r->image.fd, flags, &reader) >= 0) {
+				uint64_t start = mnt_step_start();
+
+				k = loopdev_probe_fstype(reader, 0, 0, &s->fstype, log);
+				if (mnt_log_result(log, "probe", start, k) < 0)
+					return k;
+				fstype = s->fstype;
+			}
+		}
+		if (fstype) {
+			k = erofs_file(r, fstype, s, log);
+			if (k < 0)
+				return k;
+			if (k > 0) {
+				*ret_source = s->file_name;
+				return 0;
+			}
+		}
+	}
+	/* The caller opened the image; the loop device over it is mountd's
+	 * to make (/dev/loop-control is root's). */
+	k = loopdev_attach(r->image.fd, r->image.partition, r->image.partition_type, &s->loop,
+			   fstype ? NULL : &s->fstype, log);
+	if (k < 0)
+		return k;
+	*ret_source = s->loop.node;
+	return 0;
+}
+
 int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 {
-	_cleanup_(loopdev_donep) LoopDev loop = LOOPDEV_NULL;
-	_cleanup_free_ char *probed = NULL, *reply_fstype = NULL, *reply_loop = NULL;
+	_cleanup_(image_source_done)
+		ImageSource img = {.loop = LOOPDEV_NULL, .verity = VERITY_DEV_NULL, .file = -EBADF};
+	_cleanup_free_ char *reply_fstype = NULL, *reply_loop = NULL, *reply_hash = NULL,
+			    *reply_signer = NULL;
 	const char *fstype = r->fstype, *source = r->source;
 	int k, mnt_fd;
 
 	*ret = (OpsMountResult){.mount_fd = -EBADF};
 
 	if (r->image.fd >= 0) {
-		/* The caller opened the image; the loop device over it is
-		 * mountd's to make (/dev/loop-control is root's). */
 		RightsSaved saved = rights_suspend();
 
-		k = loopdev_attach(r->image.fd, r->image.partition, r->image.partition_type, &loop,
-				   fstype ? NULL : &probed, log);
+		k = image_source(r, rights_images_signed_only(), &img, &source, log);
 		rights_resume(&saved);
 		if (k < 0)
 			return k;
-		fstype = fstype ?: probed;
-		source = loop.node;
+		fstype = fstype ?: img.fstype;
 	}
 
 	/* What the reply says, had before anything is mounted: no mount is
 	 * left behind for an answer that could not be written. */
 	reply_fstype = strdup(fstype);
-	reply_loop = loop.node ? strdup(loop.node) : NULL;
-	if (!reply_fstype || (loop.node && !reply_loop))
+	reply_loop = img.loop.node ? strdup(img.loop.node) : NULL;
+	reply_hash = img.verity.root_hash ? strdup(img.verity.root_hash) : NULL;
+	reply_signer = img.verity.signer ? strdup(img.verity.signer) : NULL;
+	if (!reply_fstype || (img.loop.node && !reply_loop) ||
+	    (img.verity.root_hash && !reply_hash) || (img.verity.signer && !reply_signer))
 		return -ENOMEM;
 
-	mnt_fd = create_mount(r, fstype, source, log);
-	if (mnt_fd < 0)
+	mnt_fd = create_mount(r, fstype, source, img.verity.name != NULL, log);
+	if (mnt_fd == -ENOTBLK && img.file >= 0) {
+		/* EROFS reads a file itself only where its filesystem reads
+		 * folios (not tmpfs): there a loop device it is. */
+		RightsSaved saved = rights_suspend();
+
+		mnt_log_fail_instead(log, "");
+		k = mnt_log_add(
+			log, "erofs:file", 'i',
+			"mountd: EROFS cannot read this file itself; through a loop device");
+		if (k >= 0)
+			k = loopdev_attach(r->image.fd, 0, NULL, &img.loop, NULL, log);
+		rights_resume(&saved);
+		if (k < 0)
+			return k;
+		reply_loop = strdup(img.loop.node);
+		if (!reply_loop)
+			return -ENOMEM;
+		/* EROFS is read-only: so is its superblock on the device. */
+		mnt_fd = create_mount(r, fstype, img.loop.node, true, log);
+	}
+	if (mnt_fd < 0) {
+		/* A block that does not match the tree failed it. */
+		if (verity_corrupted(&img.verity)) {
+			k = mnt_log_add(log, "verity:data", 'e',
+					"dm-verity: the image's data does not match its root hash");
+			mnt_log_fail_instead(log, "verity:data");
+			return k < 0 ? k : -EBADMSG;
+		}
 		return mnt_fd;
+	}
 	test_stop_at("fsmount");
 	k = ops_finish_mount(mnt_fd, &r->place, ret, log);
 	if (k < 0)
 		return k;
 	ret->fstype = TAKE_PTR(reply_fstype);
 	ret->loop_device = TAKE_PTR(reply_loop);
+	ret->verity_root_hash = TAKE_PTR(reply_hash);
+	ret->verity_signer = TAKE_PTR(reply_signer);
 	/* The loop device stays as long as the mount uses it (autoclear);
 	 * loopdev_done() only drops our own reference. */
 	return 0;

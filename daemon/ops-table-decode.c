@@ -269,6 +269,11 @@ static const JsonDispatch image_fields[] = {
 	      .max = 65535),
 	FIELD("partitionType", JSON_T_STRING, json_dispatch_string, OpsImage, partition_type,
 	      OPTIONAL, .max = 36),
+	FIELD("hashFd", JSON_T_UNSIGNED, dispatch_fd, OpsImage, hash_fd, OPTIONAL),
+	FIELD("rootHash", JSON_T_STRING, json_dispatch_string, OpsImage, root_hash, OPTIONAL,
+	      .max = 128),
+	FIELD("rootHashSignature", JSON_T_STRING, json_dispatch_string, OpsImage,
+	      root_hash_signature, OPTIONAL, .max = 65536),
 	{},
 };
 

@@ -109,6 +109,19 @@ int ops_reply_encode(const OpsMethod *m, OpsResult *res, const MntLog *log, json
 			v = json_object_new_string(s);
 			break;
 		}
+		case OPS_REPLY_VERITY:
+			if (!res->mount.verity_root_hash)
+				continue;
+			v = json_object_new_object();
+			if (json_add(v, "rootHash",
+				     json_object_new_string(res->mount.verity_root_hash)) < 0 ||
+			    (res->mount.verity_signer &&
+			     json_add(v, "signedBy",
+				      json_object_new_string(res->mount.verity_signer)) < 0)) {
+				json_object_put(v);
+				return -ENOMEM;
+			}
+			break;
 		case OPS_REPLY_MESSAGES:
 			v = messages_to_json(log);
 			break;
@@ -188,6 +201,7 @@ static const struct {
 	[OPS_REPLY_MOUNT_FD] = {"ah", "int", true},
 	[OPS_REPLY_FSTYPE] = {"s", "string", false},
 	[OPS_REPLY_LOOP_DEVICE] = {"s", "string", true},
+	[OPS_REPLY_VERITY] = {"(ss)", "Verity", true},
 	[OPS_REPLY_MESSAGES] = {"a(sss)", "[]Message", false},
 	[OPS_REPLY_STEPS] = {"a(st)", "[]Step", false},
 	[OPS_REPLY_INFO_SOURCE] = {"s", NULL, false}, /* ops_info_source_enum */

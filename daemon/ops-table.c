@@ -16,6 +16,7 @@ static void create_init(void *p)
 {
 	*(OpsCreateRequest *)p = (OpsCreateRequest){
 		.image.fd = -EBADF,
+		.image.hash_fd = -EBADF,
 		.place.ns = OPS_NAMESPACE_NULL,
 	};
 }
@@ -82,6 +83,7 @@ static void create_targets(void *p, OpsTargets *ret)
 		.attr = &r->attr,
 		.new_mount = true,
 		.image = r->image.fd >= 0,
+		.path = r->place.path,
 	};
 }
 
@@ -96,6 +98,7 @@ static void bind_targets(void *p, OpsTargets *ret)
 	*ret = (OpsTargets){
 		.target = r->place.path ? &r->place.ns : NULL,
 		.target_field = "placement.namespace",
+		.path = r->place.path,
 		.source = &r->source_ns,
 		.source_field = "sourceNamespace",
 		.attributes = r->attr.set,
@@ -258,13 +261,10 @@ VALIDATE(ops_info_validate, OpsInfoRequest)
 /* ---- the replies -------------------------------------------------------------- */
 
 static const OpsReplyField create_reply[] = {
-	{"mountId", OPS_REPLY_MOUNT_ID, true},
-	{"fd", OPS_REPLY_MOUNT_FD, true},
-	{"fsType", OPS_REPLY_FSTYPE, true},
-	{"loopDevice", OPS_REPLY_LOOP_DEVICE, true},
-	{"messages", OPS_REPLY_MESSAGES, true},
-	{"steps", OPS_REPLY_STEPS, true},
-	{},
+	{"mountId", OPS_REPLY_MOUNT_ID, true}, {"fd", OPS_REPLY_MOUNT_FD, true},
+	{"fsType", OPS_REPLY_FSTYPE, true},    {"loopDevice", OPS_REPLY_LOOP_DEVICE, true},
+	{"verity", OPS_REPLY_VERITY, false},   {"messages", OPS_REPLY_MESSAGES, true},
+	{"steps", OPS_REPLY_STEPS, true},      {},
 };
 
 /* open_tree() has no filesystem context: no messages on D-Bus. */

@@ -43,6 +43,7 @@ typedef enum OpsReplyKind {
 	OPS_REPLY_MOUNT_FD,    /* ?int: fd index; D-Bus "ah" */
 	OPS_REPLY_FSTYPE,      /* string */
 	OPS_REPLY_LOOP_DEVICE, /* ?string; D-Bus "" for none */
+	OPS_REPLY_VERITY,      /* ?Verity; D-Bus (ss), "" for none */
 	OPS_REPLY_MESSAGES,    /* []Message; D-Bus a(sss) */
 	OPS_REPLY_STEPS,       /* []Step; D-Bus a(st) */
 	OPS_REPLY_INFO_SOURCE, /* enum string */
@@ -89,6 +90,9 @@ typedef struct OpsTargets {
 	OpsAttributes *attr;
 	bool new_mount;
 	bool image; /* a Create from an image fd */
+	/* Where in the target the mount goes (Create, Bind), for polkit's
+	 * rules to see; NULL: nowhere, or not one path. */
+	const char *path;
 } OpsTargets;
 
 typedef struct OpsMethod {

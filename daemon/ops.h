@@ -81,9 +81,12 @@ typedef struct OpsPlacement {
 } OpsPlacement;
 
 typedef struct OpsImage {
-	int fd;		      /* borrowed, -EBADF if no image */
-	uint32_t partition;   /* 0: the whole image */
-	char *partition_type; /* GPT type UUID, or NULL */
+	int fd;			   /* borrowed, -EBADF if no image */
+	uint32_t partition;	   /* 0: the whole image */
+	char *partition_type;	   /* GPT type UUID, or NULL */
+	int hash_fd;		   /* borrowed: a bare image's dm-verity hash tree */
+	char *root_hash;	   /* hex, with hash_fd */
+	char *root_hash_signature; /* base64 PKCS#7 of root_hash */
 } OpsImage;
 
 typedef struct OpsCreateRequest {
@@ -98,10 +101,12 @@ typedef struct OpsCreateRequest {
 } OpsCreateRequest;
 
 typedef struct OpsMountResult {
-	int mount_fd;	   /* when not placed: the detached mount, else -EBADF */
-	uint64_t mount_id; /* unique id of the new mount */
-	char *fstype;	   /* the type used (probed for images) */
-	char *loop_device; /* for images */
+	int mount_fd;		/* when not placed: the detached mount, else -EBADF */
+	uint64_t mount_id;	/* unique id of the new mount */
+	char *fstype;		/* the type used (probed for images) */
+	char *loop_device;	/* for images */
+	char *verity_root_hash; /* for images on dm-verity */
+	char *verity_signer;	/* who signed it; NULL: nobody mountd trusts */
 } OpsMountResult;
 
 void ops_create_request_done(OpsCreateRequest *r);

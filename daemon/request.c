@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mount-entry.h"
 #include "request-audit.h"
 #include "executor.h"
 #include "log.h"
@@ -349,12 +350,15 @@ static void submitted_done(int r, ExecReply *reply, void *userdata)
 
 /* The caller's identity, for the worker to look paths up with (executor-rights.h);
  * root's too, so that no message is taken for root's by what it lacks. */
-static int caller_to_json(const AuthCaller *caller, json_object *msg)
+static int caller_to_json(const AuthCaller *caller, bool images_signed_only, json_object *msg)
 {
 	_cleanup_json_ json_object *c = json_object_new_object(), *groups = json_object_new_array();
 
 	if (json_add(c, "uid", json_object_new_int64(caller->id.uid)) < 0 ||
 	    json_add(c, "gid", json_object_new_int64(caller->id.gid)) < 0)
+		return -ENOMEM;
+	if (images_signed_only &&
+	    json_add(c, "imagesSignedOnly", json_object_new_boolean(true)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < caller->id.n_groups; i++)
 		if (json_add(groups, NULL, json_object_new_int64(caller->id.groups[i])) < 0)
@@ -406,7 +410,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	if (json_add(msg, "method", json_object_new_string(c->method->name)) < 0 ||
 	    json_add(msg, "parameters", TAKE_PTR(params)) < 0)
 		return -ENOMEM;
-	r = caller_to_json(caller, msg);
+	r = caller_to_json(caller, c->images_signed_only, msg);
 	if (r < 0)
 		return r;
 	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
@@ -454,11 +458,15 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 
 /* ---- the path ------------------------------------------------------------- */
 
+#define POLKIT_ACTION_IMAGE	   "io.mountd.mount-image"
+#define POLKIT_ACTION_SIGNED_IMAGE "io.mountd.mount-signed-image"
+
 /* What polkit is asked when the policy file did not allow a change. */
 static const char *polkit_action(const OpsTargets *t, const Pin *target, uid_t uid)
 {
+	/* Signed images first: a caller allowed those is held to them. */
 	if (t->image)
-		return "io.mountd.mount-image";
+		return POLKIT_ACTION_SIGNED_IMAGE;
 	if (policy_namespace_owner(target->nsfs) == uid)
 		return "io.mountd.mount-own-container";
 	return "io.mountd.mount-other-namespace";
@@ -478,7 +486,8 @@ static void answer_denied(const RequestCall *c, const char *reason)
 /* Decode, default, pin and authorize: 0 to go on, 1 answered, 2 for
  * polkit to decide (*ret_reason: the policy's, *ret_interactive). */
 static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, Pin *source,
-		   int *ret_trace_fd, char **ret_reason, bool *ret_interactive)
+		   int *ret_trace_fd, char **ret_reason, bool *ret_interactive,
+		   bool *ret_signed_only)
 {
 	_cleanup_(mnt_log_done) MntLog log = {};
 	_cleanup_free_ char *reason = NULL;
@@ -525,7 +534,7 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 		r = pin(t->source, source, &log);
 		if (r >= 0) {
 			r = authorize(&c->caller, c->method, t->source, false, NULL, t->attributes,
-				      &reason);
+				      &reason, NULL);
 			if (r == -EPERM || r == -EACCES)
 				goto denied;
 		}
@@ -545,8 +554,8 @@ static int prepare(const RequestCall *c, void *req, OpsTargets *t, Pin *target, 
 	if (r < 0)
 		goto failed;
 	free(reason);
-	r = authorize(&c->caller, c->method, t->target, t->image, t->fstype, t->attributes,
-		      &reason);
+	r = authorize(&c->caller, c->method, t->target, t->image, t->fstype, t->attributes, &reason,
+		      ret_signed_only);
 	if (r == -EACCES && c->method->run == OPS_RUN_WORKER && !c->method->reads) {
 		*ret_reason = TAKE_PTR(reason);
 		return 2;
@@ -621,8 +630,49 @@ typedef struct Pending {
 	Pin target, source;
 	int trace_fd;
 	char *reason;
+	bool interactive;
 	const char *action;
+	/* What polkit's rules see: key, value, ..., NULL (pending_details()). */
+	char *details[2 * 7 + 1];
+	char owner[16], attributes[128];
 } Pending;
+
+/* The request as polkit's rules see it (action.lookup(KEY)); mountd(8)
+ * lists the keys.  image_trust follows the action asked. */
+static void pending_details(Pending *p)
+{
+	uid_t owner = policy_namespace_owner(p->target.nsfs);
+	size_t n = 0, len = 0;
+
+	if (owner == (uid_t)-1)
+		p->owner[0] = '\0';
+	else
+		snprintf(p->owner, sizeof(p->owner), "%u", (unsigned)owner);
+	p->attributes[0] = '\0';
+#define ATTRIBUTE_WORD_(id, name, bit)                                                            \
+	if ((p->t.attributes & (bit)) && len < sizeof(p->attributes))                             \
+		len += (size_t)snprintf(p->attributes + len, sizeof(p->attributes) - len, "%s%s", \
+					len ? "," : "", name);
+	MOUNT_ATTRIBUTE_FLAGS(ATTRIBUTE_WORD_)
+#undef ATTRIBUTE_WORD_
+	p->details[n++] = (char *)"method";
+	p->details[n++] = (char *)p->call.method->name;
+	p->details[n++] = (char *)"fstype";
+	p->details[n++] = (char *)(p->t.fstype ?: "");
+	p->details[n++] = (char *)"source";
+	p->details[n++] = (char *)(p->t.image ? "image" : "");
+	p->details[n++] = (char *)"target_path";
+	p->details[n++] = (char *)(p->t.path ?: "");
+	p->details[n++] = (char *)"target_namespace_owner";
+	p->details[n++] = p->owner;
+	p->details[n++] = (char *)"attributes";
+	p->details[n++] = p->attributes;
+	p->details[n++] = (char *)"image_trust";
+	p->details[n++] = (char *)(!p->t.image					  ? ""
+				   : streq(p->action, POLKIT_ACTION_SIGNED_IMAGE) ? "signed"
+										  : "any");
+	p->details[n] = NULL;
+}
 
 static void pending_free(Pending *p)
 {
@@ -637,6 +687,15 @@ static void on_polkit(int authorized, void *userdata)
 {
 	Pending *p = userdata;
 
+	/* Not allowed signed images: perhaps any image. */
+	if (authorized == 0 && streq(p->action, POLKIT_ACTION_SIGNED_IMAGE)) {
+		p->action = POLKIT_ACTION_IMAGE;
+		pending_details(p);
+		if (polkit_check(&p->call.caller, p->action, p->details, p->interactive, on_polkit,
+				 p) >= 0)
+			return;
+		p->action = POLKIT_ACTION_SIGNED_IMAGE;
+	}
 	if (authorized > 0) {
 		_cleanup_free_ char *by = NULL;
 
@@ -646,6 +705,7 @@ static void on_polkit(int authorized, void *userdata)
 			answer_failure(&p->call, p->req, -ENOMEM, NULL);
 		} else {
 			p->call.authorized_by = by;
+			p->call.images_signed_only = streq(p->action, POLKIT_ACTION_SIGNED_IMAGE);
 			run_prepared(&p->call, p->req, &p->t, &p->target, &p->source, p->trace_fd);
 		}
 	} else {
@@ -677,7 +737,7 @@ static int start(const RequestCall *c)
 	const OpsMethod *m = c->method;
 	Pin target = PIN_NULL, source = PIN_NULL;
 	_cleanup_free_ char *reason = NULL;
-	bool interactive = false;
+	bool interactive = false, signed_only = false;
 	OpsTargets t = {};
 	void *req;
 	int r, trace_fd = -EBADF;
@@ -691,7 +751,7 @@ static int start(const RequestCall *c)
 	if (!req)
 		return -ENOMEM;
 	m->request_init(req);
-	r = prepare(c, req, &t, &target, &source, &trace_fd, &reason, &interactive);
+	r = prepare(c, req, &t, &target, &source, &trace_fd, &reason, &interactive, &signed_only);
 	if (r == 2) {
 		Pending *p = calloc(1, sizeof(*p));
 
@@ -706,8 +766,11 @@ static int start(const RequestCall *c)
 				       .source = source,
 				       .trace_fd = trace_fd,
 				       .reason = TAKE_PTR(reason),
+				       .interactive = interactive,
 				       .action = polkit_action(&t, &target, c->caller.id.uid)};
-			r = polkit_check(&c->caller, p->action, interactive, on_polkit, p);
+			pending_details(p);
+			r = polkit_check(&c->caller, p->action, p->details, interactive, on_polkit,
+					 p);
 			if (r >= 0) {
 				n_pending++;
 				return 0;
@@ -722,6 +785,7 @@ static int start(const RequestCall *c)
 		RequestCall authorized = *c;
 
 		authorized.authorized_by = reason;
+		authorized.images_signed_only = signed_only;
 		run_prepared(&authorized, req, &t, &target, &source, trace_fd);
 	}
 	r = 0;
@@ -757,7 +821,7 @@ static int prepare_watch(const RequestCall *c, OpsNamespace *ret_ns, int *ret_pi
 		return r;
 	c->method->request_init(&req);
 	/* Never 2: reading is the policy file's alone. */
-	r = prepare(c, &req, &t, &target, &source, &trace_fd, &reason, &interactive);
+	r = prepare(c, &req, &t, &target, &source, &trace_fd, &reason, &interactive, NULL);
 	pin_done(&source);
 	if (r > 0) {
 		pin_done(&target);

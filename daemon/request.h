@@ -55,6 +55,8 @@ typedef struct RequestCall {
 	/* request.c's: what authorized it (the policy line, polkit), for the
 	 * audit record; the front ends leave it NULL. */
 	const char *authorized_by;
+	/* request.c's: images only if a trusted key signed them. */
+	bool images_signed_only;
 } RequestCall;
 
 /* Start the executor, whose idle workers end after worker_idle_usec;

@@ -45,7 +45,7 @@ bool loopdev_uuid_valid(const char *s)
  * fd the caller can read through: reading from the copy gives it nothing
  * it did not have.  Reads go to the file's page cache, not through the
  * loop device's queue. */
-static int image_reader(int image_fd, int flags, int *ret)
+int loopdev_image_reader(int image_fd, int flags, int *ret)
 {
 	int proc = worker_host_dir(WORKER_HOST_PROC), fd;
 	struct stat st;
@@ -156,7 +156,7 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
  * reads of 18 KiB for an ext4 partition against 44 of 283 KiB with every
  * prober, with a libblkid that maps and protects a buffer per read (a 4x
  * shorter probe under TCG). */
-static int probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret, MntLog *log)
+int loopdev_probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret, MntLog *log)
 {
 	static const FsProbeHints hints = {
 		.partition = "name a partition (partition or partitionType)",
@@ -196,7 +196,7 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 	/* Only libblkid reads the image: without a table or a type to read,
 	 * the kernel alone looks at it. */
 	if (want_part || ret_fstype) {
-		r = image_reader(image_fd, flags, &reader);
+		r = loopdev_image_reader(image_fd, flags, &reader);
 		if (r < 0) {
 			mnt_log_fail(log, r == -EINVAL ? "loop:configure" : "loop:image");
 			return r;
@@ -219,7 +219,7 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 		 * mount(8)'s does, rather than after udev has started its own
 		 * probe of the new device and queued its reads ahead of the
 		 * filesystem's. */
-		r = probe_fstype(reader, offset, size, &fstype, log);
+		r = loopdev_probe_fstype(reader, offset, size, &fstype, log);
 		if (mnt_log_result(log, "probe", start, r) < 0)
 			return r;
 		start = mnt_step_start();
@@ -232,6 +232,30 @@ int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type,
 		return -ENOMEM;
 	if (ret_fstype)
 		*ret_fstype = TAKE_PTR(fstype);
+	*ret = d;
+	d = LOOPDEV_NULL;
+	return 0;
+}
+
+int loopdev_attach_range(int image_fd, uint64_t offset, uint64_t size, LoopDev *ret, MntLog *log)
+{
+	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
+	uint64_t start = mnt_step_start();
+	int flags, nr = -1, r;
+
+	flags = fcntl(image_fd, F_GETFL);
+	if (flags < 0)
+		r = negative_errno();
+	else if ((flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY)
+		r = -EBADF;
+	else
+		/* Read-only whatever the fd allows: what is on top checks
+		 * what it reads and writes nothing. */
+		r = configure(image_fd, true, offset, size, &d.fd, &nr);
+	if (mnt_log_result(log, "loop:configure", start, r) < 0)
+		return r;
+	if (asprintf(&d.node, "/dev/loop%d", nr) < 0)
+		return -ENOMEM;
 	*ret = d;
 	d = LOOPDEV_NULL;
 	return 0;

@@ -142,6 +142,12 @@ void mnt_log_fail(MntLog *log, const char *step)
 		snprintf(log->failed_step, sizeof(log->failed_step), "%s", step);
 }
 
+void mnt_log_fail_instead(MntLog *log, const char *step)
+{
+	if (log)
+		snprintf(log->failed_step, sizeof(log->failed_step), "%s", step);
+}
+
 int mnt_log_step(MntLog *log, const char *step, uint64_t usec)
 {
 	char took[24];

@@ -65,6 +65,9 @@ int mnt_log_merge_steps(MntLog *log, const MntStep *steps, size_t n);
 void mnt_log_done(MntLog *log);
 /* Record that step failed (first failure wins: it is the cause). */
 void mnt_log_fail(MntLog *log, const char *step);
+/* The step the failure is to be told as, over one recorded already: what
+ * a later look found to be its cause. */
+void mnt_log_fail_instead(MntLog *log, const char *step);
 /* Record that step succeeded after usec microseconds. */
 int mnt_log_step(MntLog *log, const char *step, uint64_t usec);
 /* A monotonic timestamp to measure a step from. */

@@ -1,6 +1,7 @@
 #!/bin/bash
 # mountd SIGKILLed in the middle of a change (issue 15): between attaching a
-# loop device and mounting it, between fsmount() and move_mount(), between
+# loop device and mounting it, between making a dm-verity device and
+# mounting it, between fsmount() and move_mount(), between
 # making a mount point and placing the mount on it.  MOUNTD_TEST_STOP_AT
 # (daemon/test-hook.h) stops the worker exactly there; the test checks that
 # the half-made thing exists, kills the whole service as systemd would, and
@@ -56,6 +57,23 @@ kill_case fsmount "between fsmount and move_mount (image)" \
 	'{"image":{"fd":0},"placement":{"namespace":{"pid":'$ns'},"path":"/mnt/fault-img","create":"directory"}}' \
 	--fd "$work/fs.img:rw"
 check_fails "no mount point was made for it" nsenter -t $ns -m test -e /mnt/fault-img
+
+# A DDI on dm-verity (sys-verity.c), killed once the verity device exists:
+# it goes with the worker's fd, and its loop devices with it.
+mkdir -p "$work/vtree" "$work/vdefs"
+echo verity >"$work/vtree/hello"
+printf '[Partition]\nType=root\nFormat=erofs\nCopyFiles=%s:/\nVerity=data\nVerityMatchKey=root\nMinimize=best\n' \
+	"$work/vtree" >"$work/vdefs/10-root.conf"
+printf '[Partition]\nType=root-verity\nVerity=hash\nVerityMatchKey=root\nMinimize=best\n' \
+	>"$work/vdefs/20-verity.conf"
+check "systemd-repart makes a DDI with verity" systemd-repart --definitions="$work/vdefs" \
+	--empty=create --size=auto --dry-run=no --offline=yes "$work/ddi.raw"
+HALF="dmsetup ls | grep -q mountd-verity && losetup -j $work/ddi.raw | grep -q loop"
+AFTER="! dmsetup ls | grep -q mountd-verity && ! losetup -j $work/ddi.raw | grep -q ."
+kill_case verity "a verity device made, not yet mounted" \
+	'{"image":{"fd":0},"placement":{"namespace":{"pid":'$ns'},"path":"/mnt/fault-ddi","create":"directory"}}' \
+	--fd "$work/ddi.raw:r"
+check_fails "no mount point was made for it" nsenter -t $ns -m test -e /mnt/fault-ddi
 
 HALF="nsenter -t $ns -m test -d /mnt/half && grep -qs /mnt/half $LEFT/*"
 AFTER="! nsenter -t $ns -m test -e /mnt/half"

@@ -146,7 +146,8 @@ static void test_param_limits(void)
 
 static void test_create_validate(void)
 {
-	OpsCreateRequest r = {.image.fd = -EBADF, .place.ns = OPS_NAMESPACE_NULL};
+	OpsCreateRequest r = {
+		.image.fd = -EBADF, .image.hash_fd = -EBADF, .place.ns = OPS_NAMESPACE_NULL};
 	const char *field = NULL;
 
 	r.fstype = (char *)"tmpfs";

@@ -40,7 +40,8 @@ typedef struct Ask {
 	uid_t process_owner;
 } Ask;
 
-static int decide_image(const Policy *p, Ask a, bool image, unsigned *ret_line)
+static int decide_image_signed(const Policy *p, Ask a, bool image, unsigned *ret_line,
+			       bool *ret_signed_only)
 {
 	gid_t groups[] = {4242};
 	PolicyCaller c = {.uid = a.uid, .gid = a.uid, .groups = groups, .n_groups = 1};
@@ -53,9 +54,15 @@ static int decide_image(const Policy *p, Ask a, bool image, unsigned *ret_line)
 		.ns_owner = a.ns_owner,
 		.process_owner = a.process_owner,
 		.image = image,
+		.image_signed_only = ret_signed_only,
 	};
 
 	return policy_check(p, &c, &req, ret_line, NULL);
+}
+
+static int decide_image(const Policy *p, Ask a, bool image, unsigned *ret_line)
+{
+	return decide_image_signed(p, a, image, ret_line, NULL);
 }
 
 static int decide(const Policy *p, Ask a, unsigned *ret_line)
@@ -221,8 +228,28 @@ int main(void)
 		   "a deny rule without image= still refuses images");
 		policy_done(&q);
 		r = policy_parse(&q, "allow image=maybe\n", "policy", methods, &e);
-		ok(r == -EINVAL && e && strstr(e, "image must be yes or no"),
-		   "image= takes yes or no: %s", strna(e));
+		ok(r == -EINVAL && e && strstr(e, "image must be yes, signed or no"),
+		   "image= takes yes, signed or no: %s", strna(e));
+		policy_done(&q);
+		{
+			bool signed_only = false;
+
+			ok(policy_parse(&q,
+					"allow user=1000 method=Create image=signed\n"
+					"allow user=1001 method=Create image=yes\n",
+					"policy", methods, &e) == 0 &&
+				   decide_image_signed(&q, a, true, &l, &signed_only) == 0 &&
+				   l == 1 && signed_only,
+			   "image=signed allows an image, held to signed ones");
+			a.uid = 1001;
+			ok(decide_image_signed(&q, a, true, &l, &signed_only) == 0 && l == 2 &&
+				   !signed_only,
+			   "  image=yes allows any image");
+			a.uid = 1000;
+			ok(decide_image(&q, a, false, NULL) == -EPERM,
+			   "  image=signed matches images only");
+			policy_done(&q);
+		}
 	}
 	/* The policy mountd ships (units/mountd-policy): FUSE as fusermount3
 	 * gives it, in one's own namespace, and nothing else. */
