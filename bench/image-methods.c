@@ -149,17 +149,22 @@ static void image_mountd(void)
 	bench_call(bench_client, "Unmount", unmount, NULL, 0, NULL);
 }
 
-/* MountImage; the root partition's mount fd, or a negative errno with the
- * error in why (for the probe before the rounds). */
-static int mountfsd_mount(char *why, size_t size)
+/* MountImage of fd; the root partition's mount fd, or a negative errno
+ * with the error in why (for the probe before the rounds). */
+int image_mountfsd_fd(int image, char *why, size_t size)
 {
 	json_object *params = json_tokener_parse("{\"imageFileDescriptor\":0,\"readOnly\":true}");
 	json_object *parts, *p, *v;
 	MountdReply r = {};
 	int fd = -ENOENT, k;
 
-	k = mountd_client_call(mountfsd, "io.systemd.MountFileSystem.MountImage", params, &image_fd,
-			       1, &r);
+	if (!mountfsd && (k = mountd_client_connect(&mountfsd, MOUNTFSD_SOCKET)) < 0) {
+		snprintf(why, size, "%s: %s", MOUNTFSD_SOCKET, strerror(-k));
+		json_object_put(params);
+		return k;
+	}
+	k = mountd_client_call(mountfsd, "io.systemd.MountFileSystem.MountImage", params, &image, 1,
+			       &r);
 	json_object_put(params);
 	if (k < 0) {
 		snprintf(why, size, "MountImage: %s", strerror(-k));
@@ -189,6 +194,11 @@ static int mountfsd_mount(char *why, size_t size)
 	return fd;
 }
 
+static int mountfsd_mount(char *why, size_t size)
+{
+	return image_mountfsd_fd(image_fd, why, size);
+}
+
 static void image_mountfsd(void)
 {
 	char why[256];
@@ -208,8 +218,8 @@ static void image_mount8(void)
 	bench_run((char *const[]){"umount", (char *)bench_dir, NULL});
 }
 
-/* Is any loop device backed by the image? */
-static int image_looped(void)
+/* Is any loop device backed by path? */
+static int looped(const char *path)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *de;
@@ -229,7 +239,7 @@ static int image_looped(void)
 			continue; /* not configured */
 		if (fgets(backing, sizeof(backing), f)) {
 			backing[strcspn(backing, "\n")] = 0;
-			found = strcmp(backing, image_path) == 0;
+			found = strcmp(backing, path) == 0;
 		}
 		fclose(f);
 	}
@@ -237,13 +247,40 @@ static int image_looped(void)
 	return found;
 }
 
-void image_settle(void)
+/* Is a device-mapper device of the bench's or mountd's still there? */
+static int dm_left(void)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		bench_die("/sys/block");
+	while (!found && (de = readdir(d))) {
+		char path[300], name[256] = "";
+		FILE *f;
+
+		if (strncmp(de->d_name, "dm-", 3) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/dm/name", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f))
+			found = !strncmp(name, "bench-", 6) || !strncmp(name, "mountd-verity-", 14);
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+void image_settle_path(const char *path)
 {
 	double t0 = bench_now(), t;
 
-	while (image_looped()) {
+	while (looped(path) || dm_left()) {
 		if (bench_now() - t0 > 30) {
-			fprintf(stderr, "%s: still on a loop device after 30 s\n", image_path);
+			fprintf(stderr, "%s: still on a loop or verity device after 30 s\n", path);
 			exit(1);
 		}
 		usleep(2000);
@@ -262,6 +299,11 @@ void image_settle(void)
 		udev_settle_max = t;
 }
 
+void image_settle(void)
+{
+	image_settle_path(image_path);
+}
+
 void image_methods(const char *path, Method m[4])
 {
 	static char why[256];
@@ -278,10 +320,7 @@ void image_methods(const char *path, Method m[4])
 	m[0].once = image_raw;
 	m[1].once = image_mountd;
 	m[3].once = image_mount8;
-	if ((fd = mountd_client_connect(&mountfsd, MOUNTFSD_SOCKET)) < 0) {
-		snprintf(why, sizeof(why), "%s: %s", MOUNTFSD_SOCKET, strerror(-fd));
-		m[2].why_not = why;
-	} else if ((fd = mountfsd_mount(why, sizeof(why))) < 0) {
+	if ((fd = mountfsd_mount(why, sizeof(why))) < 0) {
 		m[2].why_not = why;
 	} else {
 		close(fd);

@@ -16,6 +16,8 @@
  *   list    every mount with EXTRA more: a C parse of mountinfo, mountd List,
  *           listmount + statmount per mount
  *   image   a read-only GPT image's root partition (image-methods.c)
+ *   verity  a signed DDI on dm-verity; erofs  an EROFS file with and
+ *           without a loop device (verity-methods.c)
  *
  * The methods of a section run interleaved, round by round, each round
  * starting with the next method, so that whatever the machine does meanwhile
@@ -594,6 +596,32 @@ int main(int argc, char **argv)
 		 .why_not = "no image",
 		 .every = 1},
 	};
+	Method verity[4] = {
+		{.name = "raw loops+libcryptsetup",
+		 .role = ROLE_FLOOR,
+		 .why_not = "no DDI ($MOUNTD_BENCH_VERITY_DDI)",
+		 .every = 1},
+		{.name = "mountd", .role = ROLE_SUBJECT, .why_not = "no DDI", .every = 1},
+		{.name = "mountfsd MountImage",
+		 .role = ROLE_RIVAL,
+		 .why_not = "no DDI",
+		 .every = 1},
+		{.name = "losetup+veritysetup+mount",
+		 .role = ROLE_RIVAL,
+		 .why_not = "no DDI",
+		 .every = 4},
+	};
+	Method erofs[3] = {
+		{.name = "raw, from the file",
+		 .role = ROLE_FLOOR,
+		 .why_not = "no EROFS file ($MOUNTD_BENCH_EROFS)",
+		 .every = 1},
+		{.name = "raw, through a loop device",
+		 .role = ROLE_RIVAL,
+		 .why_not = "no EROFS file",
+		 .every = 1},
+		{.name = "mountd", .role = ROLE_SUBJECT, .why_not = "no EROFS file", .every = 1},
+	};
 	Section sections[] = {
 		{"tmpfs", "tmpfs Create (placed) + Unmount, own namespace", tmpfs,
 		 ELEMENTSOF(tmpfs), 0, NULL},
@@ -603,9 +631,13 @@ int main(int argc, char **argv)
 		{"list", "every mount", list, ELEMENTSOF(list), 0, NULL},
 		{"image", "ro GPT image's ext4 root partition: mount + unmount", img,
 		 ELEMENTSOF(img), 0, image_settle},
+		{"verity", "signed DDI (EROFS root) on dm-verity: mount + unmount", verity,
+		 ELEMENTSOF(verity), 0, verity_settle},
+		{"erofs", "EROFS file: mount + unmount", erofs, ELEMENTSOF(erofs), 0, erofs_settle},
 	};
 	Section *s_tmpfs = &sections[0], *s_pid = &sections[1], *s_info = &sections[2],
-		*s_list = &sections[3], *s_image = &sections[4];
+		*s_list = &sections[3], *s_image = &sections[4], *s_verity = &sections[5],
+		*s_erofs = &sections[6];
 	FILE *csv = NULL;
 
 	if (rounds < 10)
@@ -615,6 +647,7 @@ int main(int argc, char **argv)
 	/* More than List's: the image goal is a ratio close to its bound,
 	 * and TCG's medians of 20 rounds moved it by 10-20% from run to run. */
 	s_image->rounds = rounds / 4;
+	s_verity->rounds = s_erofs->rounds = rounds / 8;
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &priv, sizeof(priv)) < 0)
 		bench_die("private mount namespace");
@@ -642,6 +675,10 @@ int main(int argc, char **argv)
 			many_mount(extra);
 		if (s == s_image && image)
 			image_methods(image, img);
+		if (s == s_verity)
+			verity_methods(verity);
+		if (s == s_erofs)
+			erofs_methods(erofs);
 		measure(s);
 		if (s == s_pid)
 			target_stop();

@@ -62,3 +62,17 @@ void image_methods(const char *path, Method m[4]);
 void image_settle(void);
 /* What the image methods met, for the notes after the table. */
 void image_notes(void);
+/* image_settle() for another image file: no loop device over it, no
+ * bench-* or mountd-verity-* device-mapper device left, udev done. */
+void image_settle_path(const char *path);
+/* systemd-mountfsd's MountImage of an image fd, read-only: its root
+ * partition's mount fd, or a negative errno and why. */
+int image_mountfsd_fd(int image, char *why, size_t size);
+
+/* Sections verity and erofs (verity-methods.c), from bench/run's
+ * $MOUNTD_BENCH_VERITY_* and $MOUNTD_BENCH_EROFS: m[0..4) raw, mountd,
+ * mountfsd, by hand; m[0..3) raw file, raw loop, mountd. */
+void verity_methods(Method m[4]);
+void erofs_methods(Method m[3]);
+void verity_settle(void);
+void erofs_settle(void);
