@@ -93,25 +93,21 @@ static void attach_and_unmount(int mnt, unsigned *retries)
 	}
 }
 
-static void image_raw(void)
+int bench_loop_over(int fd, uint64_t offset, uint64_t size, char dev[32])
 {
-	struct loop_config cfg = {.fd = image_fd,
-				  .info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR};
-	char dev[32];
-	int ctl, loop, n, fs, mnt;
-	uint64_t offset, size;
+	struct loop_config cfg = {.fd = fd,
+				  .info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR,
+				  .info.lo_offset = offset,
+				  .info.lo_sizelimit = size};
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), loop, n;
 
-	gpt_root(&offset, &size);
-	cfg.info.lo_offset = offset;
-	cfg.info.lo_sizelimit = size;
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		bench_die("/dev/loop-control");
 	for (;;) { /* another may take the free device first */
 		n = ioctl(ctl, LOOP_CTL_GET_FREE);
 		if (n < 0)
 			bench_die("LOOP_CTL_GET_FREE");
-		snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+		snprintf(dev, 32, "/dev/loop%d", n);
 		loop = open(dev, O_RDONLY | O_CLOEXEC);
 		if (loop < 0)
 			bench_die(dev);
@@ -122,15 +118,33 @@ static void image_raw(void)
 		close(loop);
 	}
 	close(ctl);
-	fs = syscall(__NR_fsopen, "ext4", FSOPEN_CLOEXEC);
-	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "source", dev, 0) < 0 ||
+	return loop;
+}
+
+int bench_fsmount_ro(const char *fstype, const char *source)
+{
+	int fs = syscall(__NR_fsopen, fstype, FSOPEN_CLOEXEC), mnt;
+
+	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "source", source, 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_FLAG, "ro", NULL, 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		bench_die("fsopen/fsconfig ext4");
+		bench_die("fsopen/fsconfig");
 	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
 	if (mnt < 0)
-		bench_die("fsmount ext4");
+		bench_die("fsmount");
 	close(fs);
+	return mnt;
+}
+
+static void image_raw(void)
+{
+	char dev[32];
+	int loop, mnt;
+	uint64_t offset, size;
+
+	gpt_root(&offset, &size);
+	loop = bench_loop_over(image_fd, offset, size, dev);
+	mnt = bench_fsmount_ro("ext4", dev);
 	close(loop); /* the superblock holds it now; autoclear when that goes */
 	attach_and_unmount(mnt, &busy_retries[0]);
 }
@@ -218,8 +232,9 @@ static void image_mount8(void)
 	bench_run((char *const[]){"umount", (char *)bench_dir, NULL});
 }
 
-/* Is any loop device backed by path? */
-static int looped(const char *path)
+/* Is there a /sys/block/PREFIX* device whose ATTR file reads as one of
+ * values (a NULL-terminated list; a value ending in '*' is a prefix)? */
+static int sys_block_has(const char *prefix, const char *attr, const char *const *values)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *de;
@@ -228,46 +243,24 @@ static int looped(const char *path)
 	if (!d)
 		bench_die("/sys/block");
 	while (!found && (de = readdir(d))) {
-		char path[300], backing[4096];
+		char file[300], value[4096];
 		FILE *f;
 
-		if (strncmp(de->d_name, "loop", 4) != 0)
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
 			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
-		f = fopen(path, "re");
+		snprintf(file, sizeof(file), "/sys/block/%s/%s", de->d_name, attr);
+		f = fopen(file, "re");
 		if (!f)
 			continue; /* not configured */
-		if (fgets(backing, sizeof(backing), f)) {
-			backing[strcspn(backing, "\n")] = 0;
-			found = strcmp(backing, path) == 0;
+		if (fgets(value, sizeof(value), f)) {
+			value[strcspn(value, "\n")] = 0;
+			for (const char *const *v = values; *v && !found; v++) {
+				size_t n = strlen(*v);
+
+				found = n && (*v)[n - 1] == '*' ? strncmp(value, *v, n - 1) == 0
+								: strcmp(value, *v) == 0;
+			}
 		}
-		fclose(f);
-	}
-	closedir(d);
-	return found;
-}
-
-/* Is a device-mapper device of the bench's or mountd's still there? */
-static int dm_left(void)
-{
-	DIR *d = opendir("/sys/block");
-	struct dirent *de;
-	int found = 0;
-
-	if (!d)
-		bench_die("/sys/block");
-	while (!found && (de = readdir(d))) {
-		char path[300], name[256] = "";
-		FILE *f;
-
-		if (strncmp(de->d_name, "dm-", 3) != 0)
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/dm/name", de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(name, sizeof(name), f))
-			found = !strncmp(name, "bench-", 6) || !strncmp(name, "mountd-verity-", 14);
 		fclose(f);
 	}
 	closedir(d);
@@ -278,7 +271,9 @@ void image_settle_path(const char *path)
 {
 	double t0 = bench_now(), t;
 
-	while (looped(path) || dm_left()) {
+	while (sys_block_has("loop", "loop/backing_file", (const char *const[]){path, NULL}) ||
+	       sys_block_has("dm-", "dm/name",
+			     (const char *const[]){"bench-*", "mountd-verity-*", NULL})) {
 		if (bench_now() - t0 > 30) {
 			fprintf(stderr, "%s: still on a loop or verity device after 30 s\n", path);
 			exit(1);

@@ -7,6 +7,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,6 +63,12 @@ void image_methods(const char *path, Method m[4]);
 void image_settle(void);
 /* What the image methods met, for the notes after the table. */
 void image_notes(void);
+/* A read-only autoclear loop device over offset..offset+size (0: to the
+ * end) of fd, its node into dev; the open device (the caller closes it once
+ * a superblock holds it). */
+int bench_loop_over(int fd, uint64_t offset, uint64_t size, char dev[32]);
+/* fsopen(fstype), source, ro, CMD_CREATE, fsmount read-only: the mount fd. */
+int bench_fsmount_ro(const char *fstype, const char *source);
 /* image_settle() for another image file: no loop device over it, no
  * bench-* or mountd-verity-* device-mapper device left, udev done. */
 void image_settle_path(const char *path);

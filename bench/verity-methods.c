@@ -27,13 +27,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libcryptsetup.h>
-#include <linux/loop.h>
 #include <linux/mount.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,47 +46,10 @@ static size_t root_hash_size;
 static char root_hash_hex[129];
 static unsigned counter;
 
-/* A read-only autoclear loop device over offset..offset+size of fd. */
-static int loop_over(int fd, uint64_t offset, uint64_t size, char dev[32])
-{
-	struct loop_config cfg = {.fd = fd,
-				  .info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR,
-				  .info.lo_offset = offset,
-				  .info.lo_sizelimit = size};
-	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), loop, n;
-
-	if (ctl < 0)
-		bench_die("/dev/loop-control");
-	for (;;) {
-		n = ioctl(ctl, LOOP_CTL_GET_FREE);
-		if (n < 0)
-			bench_die("LOOP_CTL_GET_FREE");
-		snprintf(dev, 32, "/dev/loop%d", n);
-		loop = open(dev, O_RDONLY | O_CLOEXEC);
-		if (loop < 0)
-			bench_die(dev);
-		if (ioctl(loop, LOOP_CONFIGURE, &cfg) == 0)
-			break;
-		if (errno != EBUSY)
-			bench_die("LOOP_CONFIGURE");
-		close(loop);
-	}
-	close(ctl);
-	return loop;
-}
-
 static void mount_ro(const char *fstype, const char *source)
 {
-	int fs = syscall(__NR_fsopen, fstype, FSOPEN_CLOEXEC), mnt;
+	int mnt = bench_fsmount_ro(fstype, source);
 
-	if (fs < 0 || syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "source", source, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_FLAG, "ro", NULL, 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		bench_die("fsopen/fsconfig");
-	mnt = syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
-	if (mnt < 0)
-		bench_die("fsmount");
-	close(fs);
 	if (syscall(__NR_move_mount, mnt, "", AT_FDCWD, bench_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		bench_die("move_mount");
 	close(mnt);
@@ -98,8 +59,8 @@ static void verity_raw(void)
 {
 	struct crypt_device *cd = NULL;
 	char data[32], hash[32], name[64], node[96];
-	int dl = loop_over(ddi_fd, data_off, data_size, data),
-	    hl = loop_over(ddi_fd, hash_off, hash_size, hash), dev;
+	int dl = bench_loop_over(ddi_fd, data_off, data_size, data),
+	    hl = bench_loop_over(ddi_fd, hash_off, hash_size, hash), dev;
 
 	snprintf(name, sizeof(name), "bench-verity-%u", counter++);
 	snprintf(node, sizeof(node), "/dev/mapper/%s", name);
@@ -119,15 +80,21 @@ static void verity_raw(void)
 		bench_die("umount2 verity");
 }
 
-static void verity_mountd(void)
+/* mountd's Create of a whole image fd placed at bench_dir, and Unmount. */
+static void mountd_image(const int *fd)
 {
 	char create[256], unmount[128];
 
 	snprintf(create, sizeof(create), "{\"image\":{\"fd\":0},\"placement\":{\"path\":\"%s\"}}",
 		 bench_dir);
 	snprintf(unmount, sizeof(unmount), "{\"path\":\"%s\"}", bench_dir);
-	bench_call(bench_client, "Create", create, &ddi_fd, 1, NULL);
+	bench_call(bench_client, "Create", create, fd, 1, NULL);
 	bench_call(bench_client, "Unmount", unmount, NULL, 0, NULL);
+}
+
+static void verity_mountd(void)
+{
+	mountd_image(&ddi_fd);
 }
 
 static void verity_mountfsd(void)
@@ -194,7 +161,7 @@ static void erofs_raw(void)
 static void erofs_raw_loop(void)
 {
 	char dev[32];
-	int loop = loop_over(erofs_fd, 0, 0, dev);
+	int loop = bench_loop_over(erofs_fd, 0, 0, dev);
 
 	mount_ro("erofs", dev);
 	close(loop);
@@ -204,13 +171,7 @@ static void erofs_raw_loop(void)
 
 static void erofs_mountd(void)
 {
-	char create[256], unmount[128];
-
-	snprintf(create, sizeof(create), "{\"image\":{\"fd\":0},\"placement\":{\"path\":\"%s\"}}",
-		 bench_dir);
-	snprintf(unmount, sizeof(unmount), "{\"path\":\"%s\"}", bench_dir);
-	bench_call(bench_client, "Create", create, &erofs_fd, 1, NULL);
-	bench_call(bench_client, "Unmount", unmount, NULL, 0, NULL);
+	mountd_image(&erofs_fd);
 }
 
 static uint64_t env_u64(const char *name)
