@@ -76,6 +76,12 @@ static const FsParams table[] = {
 	{"ext3", EXT4},
 	{"ext2", EXT4},
 	{"squashfs", {[FS_PARAM_VALUE] = "errors threads"}},
+	{"erofs",
+	 {[FS_PARAM_VALUE] = "user_xattr acl cache_strategy dax directio",
+	  /* device= names another device or file the kernel opens when the
+	   * superblock is made, in mountd's root and with its rights; fsid=
+	   * and domain_id= name fscache's (on-demand) blobs. */
+	  [FS_PARAM_ROOT] = "device fsid domain_id"}},
 	{"fuse", FUSE},
 	{"fuseblk", FUSEBLK},
 	{"9p",

@@ -30,6 +30,7 @@ specs = {
     "overlay": ("fs/overlayfs/params.c", "ovl_parameter_spec"),
     "ext4": ("fs/ext4/super.c", "ext4_param_specs"),
     "squashfs": ("fs/squashfs/super.c", "squashfs_fs_parameters"),
+    "erofs": ("fs/erofs/super.c", "erofs_fs_parameters"),
     "fuse": ("fs/fuse/inode.c", "fuse_fs_parameters"),
     "proc": ("fs/proc/root.c", "proc_fs_parameters"),
     "cgroup2": ("kernel/cgroup/cgroup.c", "cgroup2_fs_parameters"),
