@@ -167,6 +167,18 @@ for u in $SIGNED_ID $TRUSTED_ID; do
 	check "  ... the verity and loop devices go with the mount" wait_for 10 nothing_left
 done
 
+# --- a signed image does not carry a name for mountd to open: erofs's
+# device= is root's (ops-fs-params.c)
+with_device() {
+	as $SIGNED_ID mkdir -p "$work/mnt.$SIGNED_ID/dev" &&
+		as $SIGNED_ID $V --fd "$work/signed.raw:r" io.mountd.Mount.Create \
+			'{"image":{"fd":0},"parameters":[{"key":"device","type":"string","value":"/etc/shadow"}],"placement":{"path":"'"$work/mnt.$SIGNED_ID/dev"'"}}' \
+			>"$work/dev.s" 2>&1
+}
+check_fails "uid $SIGNED_ID: the signed DDI with device=/etc/shadow is refused" with_device
+check "  ... at fsconfig:device, EPERM" refused dev.s fsconfig:device EPERM
+check "  ... nothing left behind" wait_for 10 nothing_left
+
 # --- an unsigned DDI, and one signed by a key not trusted
 for img in unsigned untrusted; do
 	check_fails "uid $SIGNED_ID (image=signed): the $img DDI is refused" \
