@@ -26,7 +26,8 @@ $(B)/kernel/test-fsinfo: $(B)/kernel/test-fsinfo.c $(KERNEL)
 	$(CC) $(FSINFO_CFLAGS) -o $@ $< -lm
 
 # The test includes "../../kselftest_harness.h": give it the same layout.
-$(B)/kernel/selftests/filesystems/fsinfo/fsinfo_test.c: kernel/series $(FSINFO_PATCHES) kernel/extract-file.sh
+# The harness comes from the pristine tree, which the kernel's build unpacks.
+$(B)/kernel/selftests/filesystems/fsinfo/fsinfo_test.c: kernel/series $(FSINFO_PATCHES) kernel/extract-file.sh | $(KERNEL)
 	@mkdir -p $(dir $@)
 	cp $(FSINFO_KSELFTEST)/kselftest_harness.h $(FSINFO_KSELFTEST)/kselftest.h $(B)/kernel/selftests/
 	kernel/extract-file.sh $(FSINFO_SELFTEST_SRC) $(FSINFO_PATCHES) >$@.tmp && mv $@.tmp $@
