@@ -32,7 +32,7 @@ KDIR := $(or $(shell scripts/kernel-build --dir 2>/dev/null),$(MOUNTD_CACHE)/ker
 UAPI := $(KDIR)/include
 KERNEL := $(KDIR)/bzImage
 
-PKGS := libsystemd json-c libcap blkid libcryptsetup libcrypto
+PKGS := libsystemd json-c libcap blkid libcryptsetup devmapper libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -7,8 +7,9 @@
  *           signature partitions; the key's certificate in /etc/verity.d),
  *           read-only, mounted at bench_dir and unmounted:
  *             raw       two LOOP_CONFIGUREs over the partitions, libcryptsetup
- *                       activation with the root hash, deferred removal,
- *                       fsopen..move_mount, umount2
+ *                       activation with the root hash (no wait for udev:
+ *                       the device by its kernel name, as mountd does),
+ *                       deferred removal, fsopen..move_mount, umount2
  *             mountd    Create {"image":{"fd"}} placed + Unmount (it finds
  *                       the partitions, checks the signature, sets it up)
  *             mountfsd  systemd-mountfsd's MountImage, its root mount fd
@@ -27,12 +28,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libcryptsetup.h>
+#include <libdevmapper.h>
 #include <linux/mount.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "mount-bench.h"
@@ -62,12 +65,22 @@ static void verity_raw(void)
 	int dl = bench_loop_over(ddi_fd, data_off, data_size, data),
 	    hl = bench_loop_over(ddi_fd, hash_off, hash_size, hash), dev;
 
+	struct dm_task *t;
+	struct dm_info info;
+
 	snprintf(name, sizeof(name), "bench-verity-%u", counter++);
-	snprintf(node, sizeof(node), "/dev/mapper/%s", name);
+	dm_udev_set_sync_support(0);
 	if (crypt_init_data_device(&cd, hash, data) < 0 || crypt_load(cd, CRYPT_VERITY, NULL) < 0 ||
 	    crypt_activate_by_volume_key(cd, name, (const char *)root_hash, root_hash_size,
 					 CRYPT_ACTIVATE_READONLY) < 0)
 		bench_die("libcryptsetup verity");
+	/* devtmpfs's dm-N node, there before udev is told: by its number. */
+	t = dm_task_create(DM_DEVICE_INFO);
+	if (!t || !dm_task_set_name(t, name) || !dm_task_run(t) || !dm_task_get_info(t, &info) ||
+	    !info.exists)
+		bench_die("device-mapper info");
+	dm_task_destroy(t);
+	snprintf(node, sizeof(node), "/dev/dm-%u", (unsigned)info.minor);
 	close(dl);
 	close(hl);
 	dev = open(node, O_RDONLY | O_CLOEXEC);

@@ -31,6 +31,7 @@ static uid_t cur_fsuid;
 static gid_t cur_fsgid;
 static bool entered;
 static bool signed_only;
+static uid_t principal;
 
 int rights_enter(const Rights *r)
 {
@@ -38,6 +39,7 @@ int rights_enter(const Rights *r)
 		return 0;
 	entered = true;
 	signed_only = r->images_signed_only;
+	principal = r->principal;
 	if (setgroups(r->n_groups, r->groups) < 0) {
 		int k = negative_errno();
 
@@ -65,12 +67,19 @@ void rights_leave(void)
 	cur_fsuid = 0;
 	cur_fsgid = 0;
 	signed_only = false;
+	principal = 0;
 	entered = false;
 }
 
 bool rights_images_signed_only(void)
 {
 	return signed_only;
+}
+
+bool rights_principal(uid_t *ret)
+{
+	*ret = principal;
+	return entered;
 }
 
 bool rights_caller(uid_t *ret_uid, gid_t *ret_gid)
@@ -152,28 +161,6 @@ int rights_check_idmap(int mount_fd, int userns_fd)
 	return rights_check_owner(mount_fd);
 }
 
-/* "/dev/" + DEVNAME of block device rdev, from mountd's /sys. */
-static int device_name(dev_t rdev, char **ret)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	char path[64], line[256];
-
-	snprintf(path, sizeof(path), "%u:%u/uevent", major(rdev), minor(rdev));
-	f = worker_host_fopen(WORKER_HOST_SYS_DEV_BLOCK, path);
-	if (!f)
-		return negative_errno();
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "DEVNAME=", 8) != 0)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		/* A kernel name: no "..", nothing but a path below /dev. */
-		if (!line[8] || strstr(line + 8, ".."))
-			return -ENODEV;
-		return asprintf(ret, "/dev/%s", line + 8) < 0 ? -ENOMEM : 0;
-	}
-	return -ENODEV;
-}
-
 int rights_open_device_fd(const char *path, bool read_only)
 {
 	_cleanup_close_ int fd = -EBADF;
@@ -204,7 +191,7 @@ int rights_open_device(const char *path, bool read_only, char **ret_name)
 		return fd;
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
-	return device_name(st.st_rdev, ret_name);
+	return worker_host_devname(st.st_rdev, ret_name);
 }
 
 RightsSaved rights_suspend(void)

@@ -28,6 +28,9 @@ typedef struct Rights {
 	/* The policy let this caller mount images only when a key mountd
 	 * trusts signed them (image=signed; sys-verity.h). */
 	bool images_signed_only;
+	/* The user who answers for the caller (shared/principal.h): whose
+	 * devices the request's count as (sys-device-ledger.h). */
+	uid_t principal;
 } Rights;
 
 /* Assume r's filesystem identity (root: nothing to do).  On failure the
@@ -39,6 +42,8 @@ void rights_leave(void);
 bool rights_caller(uid_t *ret_uid, gid_t *ret_gid);
 /* Rights.images_signed_only of the caller entered. */
 bool rights_images_signed_only(void);
+/* Rights.principal of the caller entered; false for root. */
+bool rights_principal(uid_t *ret);
 
 /* 0 when the caller may change the mount or superblock whose root fd is
  * (root, or the caller owns that root directory), else -EPERM: a

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include <unistd.h>
@@ -88,6 +89,27 @@ FILE *worker_host_fopen(WorkerHostDir d, const char *rel)
 		errno = k;
 	}
 	return f;
+}
+
+int worker_host_devname(dev_t rdev, char **ret)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[64], line[256];
+
+	snprintf(path, sizeof(path), "%u:%u/uevent", major(rdev), minor(rdev));
+	f = worker_host_fopen(WORKER_HOST_SYS_DEV_BLOCK, path);
+	if (!f)
+		return negative_errno();
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "DEVNAME=", 8) != 0)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		/* A kernel name: no "..", nothing but a path below /dev. */
+		if (!line[8] || strstr(line + 8, ".."))
+			return -ENODEV;
+		return asprintf(ret, "/dev/%s", line + 8) < 0 ? -ENOMEM : 0;
+	}
+	return -ENODEV;
 }
 
 int worker_in_host_root(int (*fn)(void *userdata), void *userdata)

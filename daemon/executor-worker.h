@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sys-mnt.h"
 
@@ -62,6 +63,10 @@ int worker_host_dir(WorkerHostDir d);
  * itself); negative errno.  And the same as a FILE to read (errno set). */
 int worker_host_openat(WorkerHostDir d, const char *rel, int flags);
 FILE *worker_host_fopen(WorkerHostDir d, const char *rel);
+/* "/dev/" + the DEVNAME of block device rdev in mountd's /sys, into *ret
+ * (to be freed): the kernel's own name for it, made by devtmpfs before
+ * the device is announced, so there without waiting for udev. */
+int worker_host_devname(dev_t rdev, char **ret);
 
 /* fn with the worker's "/" and working directory at mountd's own root, and
  * back: the names the kernel resolves in fn (a block device the superblock

@@ -15,6 +15,7 @@
 #include "executor-caller-sb.h"
 #include "ops-fs-params.h"
 #include "base64.h"
+#include "sys-device-ledger.h"
 #include "sys-loopdev.h"
 #include "sys-verity.h"
 #include "ops-internal.h"
@@ -311,92 +312,133 @@ static int refuse_unsigned(MntLog *log)
 }
 
 /* EROFS mounts a regular file as it is (6.12's file-backed mode): the
- * kernel opens the name it is given, here mountd's own read-only file
- * description of the caller's fd, through mountd's /proc. */
-static int erofs_file(const OpsCreateRequest *r, const char *fstype, ImageSource *s, MntLog *log)
+ * kernel opens the name it is given, here that of mountd's own read-only
+ * file description of the caller's fd (the reader), through mountd's /proc. */
+static bool erofs_file(const char *fstype, int reader)
 {
-	_cleanup_close_ int reader = -EBADF;
 	struct stat st;
-	int flags;
 
-	if (!streq(fstype, "erofs") || fstat(r->image.fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	flags = fcntl(r->image.fd, F_GETFL);
-	if (flags < 0 || loopdev_image_reader(r->image.fd, flags, &reader) < 0)
-		return 0; /* the loop device's step says why */
-	s->file = TAKE_FD(reader);
-	snprintf(s->file_name, sizeof(s->file_name), "/proc/self/fd/%d", s->file);
-	return mnt_log_result(log, "erofs:file", mnt_step_start(), 1);
+	return streq(fstype, "erofs") && fstat(reader, &st) >= 0 && S_ISREG(st.st_mode);
+}
+
+static int image_verity(const OpsCreateRequest *r, int reader, const Ddi *ddi, bool signed_only,
+			ImageSource *s, const char **ret_source, MntLog *log)
+{
+	_cleanup_free_ void *sig = NULL;
+	VerityRequest vr = {.hash_fd = r->image.hash_fd,
+			    .root_hash = r->image.root_hash,
+			    .signed_only = signed_only};
+	int k;
+
+	if (r->image.root_hash_signature &&
+	    base64_decode(r->image.root_hash_signature, &sig, &vr.signature_size) < 0) {
+		mnt_log_fail(log, "verity:signature");
+		return -EBADMSG;
+	}
+	vr.signature = sig;
+	k = verity_attach(r->image.fd, reader, ddi, &vr, &s->verity, r->fstype ? NULL : &s->fstype,
+			  log);
+	if (k < 0)
+		return k;
+	*ret_source = s->verity.node;
+	return 0;
 }
 
 static int image_source(const OpsCreateRequest *r, bool signed_only, ImageSource *s,
 			const char **ret_source, MntLog *log)
 {
-	bool whole = !r->image.partition && !r->image.partition_type, verity = false;
+	_cleanup_close_ int reader = -EBADF;
+	bool whole = !r->image.partition && !r->image.partition_type;
 	const char *fstype = r->fstype;
+	uint64_t start = mnt_step_start();
+	Ddi ddi;
 	int k;
 
-	if (r->image.hash_fd >= 0)
-		verity = true;
-	else if (whole) {
-		k = verity_ddi_probe(r->image.fd, log);
-		if (k < 0)
+	/* One file description of mountd's own reads the image for every
+	 * look at it.  Where there is none, the loop device's step says why. */
+	k = loopdev_image_reader(r->image.fd, &reader);
+	if (r->image.hash_fd >= 0) {
+		if (mnt_log_result(log, "verity:image", start, k) < 0)
 			return k;
-		verity = k > 0;
+		return image_verity(r, reader, NULL, signed_only, s, ret_source, log);
 	}
-	if (verity) {
-		_cleanup_free_ void *sig = NULL;
-		VerityRequest vr = {.hash_fd = r->image.hash_fd,
-				    .root_hash = r->image.root_hash,
-				    .signed_only = signed_only};
-
-		if (r->image.root_hash_signature &&
-		    base64_decode(r->image.root_hash_signature, &sig, &vr.signature_size) < 0) {
-			mnt_log_fail(log, "verity:signature");
-			return -EBADMSG;
-		}
-		vr.signature = sig;
-		k = verity_attach(r->image.fd, &vr, &s->verity, fstype ? NULL : &s->fstype, log);
+	if (whole && reader >= 0) {
+		k = verity_ddi_probe(reader, &ddi, log);
 		if (k < 0)
 			return k;
-		*ret_source = s->verity.node;
-		return 0;
+		if (k > 0)
+			return image_verity(r, reader, &ddi, signed_only, s, ret_source, log);
 	}
 	if (signed_only)
 		return refuse_unsigned(log);
-	if (whole) {
+	if (whole && reader >= 0) {
 		/* The type decides whether a loop device is needed at all. */
 		if (!fstype) {
-			_cleanup_close_ int reader = -EBADF;
-			int flags = fcntl(r->image.fd, F_GETFL);
-
-			if (flags >= 0 && loopdev_image_reader(r->image.fd, flags, &reader) >= 0) {
-				uint64_t start = mnt_step_start();
-
-				k = loopdev_probe_fstype(reader, 0, 0, &s->fstype, log);
-				if (mnt_log_result(log, "probe", start, k) < 0)
-					return k;
-				fstype = s->fstype;
-			}
-		}
-		if (fstype) {
-			k = erofs_file(r, fstype, s, log);
-			if (k < 0)
+			start = mnt_step_start();
+			k = loopdev_probe_fstype(reader, 0, 0, &s->fstype, log);
+			if (mnt_log_result(log, "probe", start, k) < 0)
 				return k;
-			if (k > 0) {
-				*ret_source = s->file_name;
-				return 0;
-			}
+			fstype = s->fstype;
+		}
+		if (erofs_file(fstype, reader)) {
+			s->file = TAKE_FD(reader);
+			snprintf(s->file_name, sizeof(s->file_name), "/proc/self/fd/%d", s->file);
+			*ret_source = s->file_name;
+			return mnt_log_result(log, "erofs:file", mnt_step_start(), 0);
 		}
 	}
 	/* The caller opened the image; the loop device over it is mountd's
 	 * to make (/dev/loop-control is root's). */
-	k = loopdev_attach(r->image.fd, r->image.partition, r->image.partition_type, &s->loop,
-			   fstype ? NULL : &s->fstype, log);
+	k = loopdev_attach(r->image.fd, reader, r->image.partition, r->image.partition_type,
+			   &s->loop, fstype ? NULL : &s->fstype, log);
 	if (k < 0)
 		return k;
 	*ret_source = s->loop.node;
 	return 0;
+}
+
+/* image_source(), with the devices it makes counted against a caller who
+ * is not root (sys-device-ledger.h): the lock on the caller's records is
+ * held from the count to the record, and a device past the limit is
+ * dropped again with the request. */
+static int image_source_counted(const OpsCreateRequest *r, ImageSource *s, const char **ret_source,
+				MntLog *log)
+{
+	_cleanup_(device_ledger_close) DeviceLedger ledger = DEVICE_LEDGER_NULL;
+	uid_t principal;
+	int k;
+
+	if (rights_principal(&principal)) {
+		k = device_ledger_open(principal, &ledger, log);
+		if (k < 0)
+			return k;
+	}
+	k = image_source(r, rights_images_signed_only(), s, ret_source, log);
+	if (k < 0)
+		return k;
+	if (s->verity.fd >= 0)
+		/* Its two loop devices go with it. */
+		return device_ledger_add(&ledger, s->verity.fd, 3, log);
+	if (s->loop.fd >= 0)
+		return device_ledger_add(&ledger, s->loop.fd, 1, log);
+	return 0;
+}
+
+static int erofs_loop_counted(const OpsCreateRequest *r, ImageSource *s, MntLog *log)
+{
+	_cleanup_(device_ledger_close) DeviceLedger ledger = DEVICE_LEDGER_NULL;
+	uid_t principal;
+	int k;
+
+	if (rights_principal(&principal)) {
+		k = device_ledger_open(principal, &ledger, log);
+		if (k < 0)
+			return k;
+	}
+	k = loopdev_attach(r->image.fd, -EBADF, 0, NULL, &s->loop, NULL, log);
+	if (k < 0)
+		return k;
+	return device_ledger_add(&ledger, s->loop.fd, 1, log);
 }
 
 int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
@@ -413,7 +455,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 	if (r->image.fd >= 0) {
 		RightsSaved saved = rights_suspend();
 
-		k = image_source(r, rights_images_signed_only(), &img, &source, log);
+		k = image_source_counted(r, &img, &source, log);
 		rights_resume(&saved);
 		if (k < 0)
 			return k;
@@ -441,7 +483,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 			log, "erofs:file", 'i',
 			"mountd: EROFS cannot read this file itself; through a loop device");
 		if (k >= 0)
-			k = loopdev_attach(r->image.fd, 0, NULL, &img.loop, NULL, log);
+			k = erofs_loop_counted(r, &img, log);
 		rights_resume(&saved);
 		if (k < 0)
 			return k;

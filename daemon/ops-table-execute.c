@@ -57,6 +57,12 @@ static int caller_rights(json_object *msg, Rights *ret, gid_t **ret_groups)
 	if (!json_object_object_get_ex(c, "gid", &v) || !json_object_is_type(v, json_type_int))
 		return -EBADMSG;
 	ret->gid = (gid_t)json_object_get_int64(v);
+	/* Who the devices the request makes count against: the caller
+	 * itself in a message without one. */
+	ret->principal = json_object_object_get_ex(c, "principal", &v) &&
+					 json_object_is_type(v, json_type_int)
+				 ? (uid_t)json_object_get_int64(v)
+				 : ret->uid;
 	ret->images_signed_only =
 		json_object_object_get_ex(c, "imagesSignedOnly", &v) && json_object_get_boolean(v);
 	if (json_object_object_get_ex(c, "groups", &v) && (n = json_object_array_length(v)) > 0) {

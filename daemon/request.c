@@ -355,7 +355,8 @@ static int caller_to_json(const AuthCaller *caller, bool images_signed_only, jso
 	_cleanup_json_ json_object *c = json_object_new_object(), *groups = json_object_new_array();
 
 	if (json_add(c, "uid", json_object_new_int64(caller->id.uid)) < 0 ||
-	    json_add(c, "gid", json_object_new_int64(caller->id.gid)) < 0)
+	    json_add(c, "gid", json_object_new_int64(caller->id.gid)) < 0 ||
+	    json_add(c, "principal", json_object_new_int64(caller->principal)) < 0)
 		return -ENOMEM;
 	if (images_signed_only &&
 	    json_add(c, "imagesSignedOnly", json_object_new_boolean(true)) < 0)

@@ -45,19 +45,36 @@ bool loopdev_uuid_valid(const char *s)
  * fd the caller can read through: reading from the copy gives it nothing
  * it did not have.  Reads go to the file's page cache, not through the
  * loop device's queue. */
-int loopdev_image_reader(int image_fd, int flags, int *ret)
+/* The loop device reads (and writes) with mountd's rights through
+ * whatever file the fd names: only as far as the caller's open allowed.
+ * Not through an O_PATH or write-only fd.  Its F_GETFL into ret_flags. */
+static int image_fd_readable(int image_fd, int *ret_flags)
 {
-	int proc = worker_host_dir(WORKER_HOST_PROC), fd;
+	int flags = fcntl(image_fd, F_GETFL);
+
+	if (flags < 0)
+		return negative_errno();
+	if ((flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	if (ret_flags)
+		*ret_flags = flags;
+	return 0;
+}
+
+int loopdev_image_reader(int image_fd, int *ret)
+{
+	int proc = worker_host_dir(WORKER_HOST_PROC), fd, r;
 	struct stat st;
 	char path[64];
 
+	r = image_fd_readable(image_fd, NULL);
+	if (r < 0)
+		return r;
 	if (fstat(image_fd, &st) < 0)
 		return negative_errno();
 	/* What LOOP_CONFIGURE takes, and its answer otherwise. */
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return -EINVAL;
-	if ((flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY)
-		return -EBADF;
 	snprintf(path, sizeof(path), "%sself/fd/%d", proc >= 0 ? "" : "/proc/", image_fd);
 	fd = openat(proc >= 0 ? proc : AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
@@ -170,37 +187,31 @@ int loopdev_probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret,
 	return r;
 }
 
-int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
-		   char **ret_fstype, MntLog *log)
+int loopdev_attach(int image_fd, int reader, uint32_t partition, const char *partition_type,
+		   LoopDev *ret, char **ret_fstype, MntLog *log)
 {
 	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
-	_cleanup_close_ int reader = -EBADF;
+	_cleanup_close_ int own_reader = -EBADF;
 	_cleanup_free_ char *fstype = NULL;
 	bool want_part = partition > 0 || partition_type;
 	uint64_t start = mnt_step_start(), offset = 0, size = 0;
 	int flags, nr = -1, r;
 
-	flags = fcntl(image_fd, F_GETFL);
-	if (flags < 0) {
+	/* Read-only from a read-only fd (configure() below). */
+	r = image_fd_readable(image_fd, &flags);
+	if (r < 0) {
 		mnt_log_fail(log, "loop:image");
-		return negative_errno();
-	}
-	/* The loop device reads (and writes) with mountd's rights through
-	 * whatever file the fd names: only as far as the caller's open
-	 * allowed.  Not through an O_PATH or write-only fd; read-only from a
-	 * read-only one (configure() below). */
-	if ((flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY) {
-		mnt_log_fail(log, "loop:image");
-		return -EBADF;
+		return r;
 	}
 	/* Only libblkid reads the image: without a table or a type to read,
 	 * the kernel alone looks at it. */
-	if (want_part || ret_fstype) {
-		r = loopdev_image_reader(image_fd, flags, &reader);
+	if ((want_part || ret_fstype) && reader < 0) {
+		r = loopdev_image_reader(image_fd, &own_reader);
 		if (r < 0) {
 			mnt_log_fail(log, r == -EINVAL ? "loop:configure" : "loop:image");
 			return r;
 		}
+		reader = own_reader;
 	}
 	/* A partition gets a loop device over its bytes alone (what mount -o
 	 * loop,offset=,sizelimit= makes), read from the table by libblkid:
@@ -241,14 +252,10 @@ int loopdev_attach_range(int image_fd, uint64_t offset, uint64_t size, LoopDev *
 {
 	_cleanup_(loopdev_donep) LoopDev d = LOOPDEV_NULL;
 	uint64_t start = mnt_step_start();
-	int flags, nr = -1, r;
+	int nr = -1, r;
 
-	flags = fcntl(image_fd, F_GETFL);
-	if (flags < 0)
-		r = negative_errno();
-	else if ((flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY)
-		r = -EBADF;
-	else
+	r = image_fd_readable(image_fd, NULL);
+	if (r >= 0)
 		/* Read-only whatever the fd allows: what is on top checks
 		 * what it reads and writes nothing. */
 		r = configure(image_fd, true, offset, size, &d.fd, &nr);

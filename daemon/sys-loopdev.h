@@ -32,16 +32,17 @@ static inline void loopdev_donep(LoopDev *d)
 bool loopdev_uuid_valid(const char *s);
 /* partition 0 and type NULL: the whole image.  With ret_fstype, the
  * filesystem type there is probed too, from the image before the loop
- * device is made (the "probe" step). */
-int loopdev_attach(int image_fd, uint32_t partition, const char *partition_type, LoopDev *ret,
-		   char **ret_fstype, MntLog *log);
+ * device is made (the "probe" step).  reader: the image's reader where the
+ * caller has one already (loopdev_image_reader()), else -EBADF. */
+int loopdev_attach(int image_fd, int reader, uint32_t partition, const char *partition_type,
+		   LoopDev *ret, char **ret_fstype, MntLog *log);
 
 /* A read-only loop device over offset..offset+size (0: to the end) of the
  * image, whatever the fd allows (dm-verity's data and hash areas). */
 int loopdev_attach_range(int image_fd, uint64_t offset, uint64_t size, LoopDev *ret, MntLog *log);
 /* An open file description of mountd's own on the image, read-only, for
  * libblkid and the like: only from an fd the caller can read through
- * (flags: its F_GETFL), a regular file or block device. */
-int loopdev_image_reader(int image_fd, int flags, int *ret);
+ * (-EBADF otherwise), a regular file or block device (-EINVAL). */
+int loopdev_image_reader(int image_fd, int *ret);
 /* The filesystem type at offset..offset+size of a reader (step "probe"). */
 int loopdev_probe_fstype(int reader, uint64_t offset, uint64_t size, char **ret, MntLog *log);

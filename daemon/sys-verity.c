@@ -8,10 +8,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 #include <libcryptsetup.h>
+#include <libdevmapper.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs7.h>
 #include <openssl/x509.h>
@@ -47,18 +49,6 @@ static const DdiTypes ddi_types[] = {
 /* The signature partition holds a small JSON object, NUL-padded. */
 #define SIG_PART_MAX (1024 * 1024)
 
-typedef struct Part {
-	bool found;
-	uint64_t offset, size;
-	char uuid[37];
-} Part;
-
-typedef struct Ddi {
-	Part data, hash, sig;
-} Ddi;
-
-void verity_done(VerityDev *d);
-
 /* libcryptsetup's own words, kept until a step fails: they explain a
  * failure, and are noise beside a success (it reports devices it probes
  * and cannot open, which do not matter to the activation). */
@@ -93,6 +83,23 @@ static int crypt_result(MntLog *log, const CryptLog *l, const char *step, uint64
 	return mnt_log_result(log, step, start, r);
 }
 
+/* A DDI is a GPT disk, whose header ("EFI PART") is at LBA 1: 512 or
+ * 4096 bytes in.  Two small reads tell a filesystem image from a disk
+ * before libblkid's partition probers read their dozens of places. */
+static bool gpt_signature(int reader)
+{
+	static const off_t lba1[] = {512, 4096};
+
+	for (size_t i = 0; i < ELEMENTSOF(lba1); i++) {
+		char sig[8];
+
+		if (pread(reader, sig, sizeof(sig), lba1[i]) == (ssize_t)sizeof(sig) &&
+		    memcmp(sig, "EFI PART", sizeof(sig)) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The partitions of the first type set of ddi_types[] the image has. */
 static int ddi_find(int reader, Ddi *ret)
 {
@@ -101,6 +108,8 @@ static int ddi_find(int reader, Ddi *ret)
 	int n, r;
 
 	*ret = (Ddi){};
+	if (!gpt_signature(reader))
+		return 0;
 	r = fs_probe_table(reader, 0, 0, &pr);
 	if (r < 0)
 		return r == -ENXIO ? 0 : r;
@@ -116,7 +125,7 @@ static int ddi_find(int reader, Ddi *ret)
 			const char *type = blkid_partition_get_type_string(p), *uuid;
 			blkid_loff_t start = blkid_partition_get_start(p),
 				     size = blkid_partition_get_size(p);
-			Part *slot;
+			DdiPart *slot;
 
 			if (!type)
 				continue;
@@ -135,9 +144,9 @@ static int ddi_find(int reader, Ddi *ret)
 			if (start < 0 || size <= 0)
 				return -ENXIO;
 			uuid = blkid_partition_get_uuid(p);
-			*slot = (Part){.found = true,
-				       .offset = (uint64_t)start * 512,
-				       .size = (uint64_t)size * 512};
+			*slot = (DdiPart){.found = true,
+					  .offset = (uint64_t)start * 512,
+					  .size = (uint64_t)size * 512};
 			if (uuid)
 				snprintf(slot->uuid, sizeof(slot->uuid), "%s", uuid);
 		}
@@ -149,28 +158,18 @@ static int ddi_find(int reader, Ddi *ret)
 	return 0;
 }
 
-int verity_ddi_probe(int image_fd, MntLog *log)
+int verity_ddi_probe(int reader, Ddi *ret, MntLog *log)
 {
-	_cleanup_close_ int reader = -EBADF;
 	uint64_t start = mnt_step_start();
-	Ddi d;
-	int flags, r;
+	int r = ddi_find(reader, ret);
 
-	flags = fcntl(image_fd, F_GETFL);
-	if (flags < 0)
-		return mnt_log_result(log, "verity:image", start, negative_errno());
-	r = loopdev_image_reader(image_fd, flags, &reader);
-	if (r < 0)
-		/* Not for this module to judge: the loop device's step will. */
-		return 0;
-	r = ddi_find(reader, &d);
 	if (r == -ENOTUNIQ)
 		(void)mnt_log_add(log, "verity:partitions", 'e',
 				  "mountd: the image has more than one partition of a type it "
 				  "mounts; which is meant is not mountd's to guess");
 	if (r < 0)
 		return mnt_log_result(log, "verity:partitions", start, r);
-	return r > 0 && d.hash.found;
+	return r > 0 && ret->hash.found;
 }
 
 static bool hex_valid(const char *s)
@@ -195,7 +194,7 @@ static void hex_to_bin(const char *s, unsigned char *out)
 }
 
 /* rootHash and signature from the -verity-sig partition's JSON. */
-static int read_sig_partition(int reader, const Part *p, char **ret_hash, void **ret_sig,
+static int read_sig_partition(int reader, const DdiPart *p, char **ret_hash, void **ret_sig,
 			      size_t *ret_sig_size, MntLog *log)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -340,21 +339,6 @@ typedef struct Activation {
 	CryptLog crypt_log;
 } Activation;
 
-static int activate_logged(Activation *a);
-
-/* In mountd's root: libcryptsetup opens the loop devices and
- * /dev/mapper/control by name.  Its log goes nowhere once this returns:
- * the CryptLog is this call's. */
-static int activate(void *userdata)
-{
-	Activation *a = userdata;
-	int r = activate_logged(a);
-
-	if (a->d->cd)
-		crypt_set_log_callback(a->d->cd, verity_log_quiet, NULL);
-	return r;
-}
-
 static int activate_logged(Activation *a)
 {
 	VerityDev *d = a->d;
@@ -394,13 +378,59 @@ static int activate_logged(Activation *a)
 	return crypt_result(a->log, &a->crypt_log, "verity:activate", start, r);
 }
 
+/* In mountd's root: libcryptsetup opens the loop devices and
+ * /dev/mapper/control by name.  Its log goes nowhere once this returns:
+ * the CryptLog is this call's. */
+static int activate(void *userdata)
+{
+	Activation *a = userdata;
+	int r;
+
+	/* libcryptsetup waits for udev to have run its rules on the new
+	 * device (a semaphore cookie), which is most of the time an
+	 * activation takes: mountd uses no name udev makes, only the
+	 * kernel's (hold()), so it does not wait.  udev still runs the
+	 * rules, after the fact. */
+	dm_udev_set_sync_support(0);
+	r = activate_logged(a);
+
+	if (a->d->cd)
+		crypt_set_log_callback(a->d->cd, verity_log_quiet, NULL);
+	return r;
+}
+
+/* The device's number, from device-mapper itself (by the name mountd gave
+ * it): its node is then the kernel's own, in mountd's /dev. */
+static int dm_devno(const char *name, dev_t *ret)
+{
+	struct dm_task *t = dm_task_create(DM_DEVICE_INFO);
+	struct dm_info info;
+	int r = -EIO;
+
+	if (!t)
+		return -ENOMEM;
+	if (dm_task_set_name(t, name) && dm_task_run(t) && dm_task_get_info(t, &info)) {
+		r = info.exists ? 0 : -ENXIO;
+		*ret = makedev(info.major, info.minor);
+	}
+	dm_task_destroy(t);
+	return r;
+}
+
 /* Held open and set to go with its last user: from here on the device
  * cannot outlive both this fd and the mount, whatever happens to mountd. */
 static int hold(void *userdata)
 {
 	VerityDev *d = userdata;
+	dev_t devno;
 	int r;
 
+	r = dm_devno(d->name, &devno);
+	if (r < 0)
+		return r;
+	r = worker_host_devname(devno, &d->node);
+	if (r < 0)
+		return r;
 	d->fd = open(d->node, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (d->fd < 0)
 		return negative_errno();
@@ -410,12 +440,11 @@ static int hold(void *userdata)
 	return r;
 }
 
-int verity_attach(int image_fd, const VerityRequest *vr, VerityDev *ret, char **ret_fstype,
-		  MntLog *log)
+int verity_attach(int image_fd, int reader, const Ddi *ddi, const VerityRequest *vr, VerityDev *ret,
+		  char **ret_fstype, MntLog *log)
 {
 	_cleanup_(verity_donep) VerityDev d = VERITY_DEV_NULL;
 	_cleanup_(loopdev_donep) LoopDev data = LOOPDEV_NULL, hash = LOOPDEV_NULL;
-	_cleanup_close_ int reader = -EBADF;
 	_cleanup_free_ char *root_hash = NULL, *fstype = NULL;
 	_cleanup_free_ void *sig_buf = NULL;
 	_cleanup_free_ unsigned char *bin = NULL;
@@ -423,30 +452,14 @@ int verity_attach(int image_fd, const VerityRequest *vr, VerityDev *ret, char **
 	const void *sig = vr->signature;
 	size_t sig_size = vr->signature_size;
 	uint64_t start = mnt_step_start();
-	Part data_part = {}, hash_part = {};
-	int flags, r;
+	DdiPart data_part = {}, hash_part = {};
+	int r;
 
-	flags = fcntl(image_fd, F_GETFL);
-	if (flags < 0)
-		return mnt_log_result(log, "verity:image", start, negative_errno());
-	r = loopdev_image_reader(image_fd, flags, &reader);
-	if (mnt_log_result(log, "verity:image", start, r) < 0)
-		return r;
-	start = mnt_step_start();
-
-	if (vr->hash_fd < 0) {
-		Ddi ddi;
-
-		r = ddi_find(reader, &ddi);
-		if (r == 0 || (r > 0 && !ddi.hash.found))
-			r = -ENOMEDIUM;
-		if (mnt_log_result(log, "verity:partitions", start, r) < 0)
-			return r;
-		start = mnt_step_start();
-		data_part = ddi.data;
-		hash_part = ddi.hash;
-		if (ddi.sig.found) {
-			r = read_sig_partition(reader, &ddi.sig, &root_hash, &sig_buf, &sig_size,
+	if (ddi) {
+		data_part = ddi->data;
+		hash_part = ddi->hash;
+		if (ddi->sig.found) {
+			r = read_sig_partition(reader, &ddi->sig, &root_hash, &sig_buf, &sig_size,
 					       log);
 			if (mnt_log_result(log, "verity:signature", start, r) < 0)
 				return r;
@@ -457,10 +470,10 @@ int verity_attach(int image_fd, const VerityRequest *vr, VerityDev *ret, char **
 			char h[65];
 			size_t n = 0;
 
-			for (const char *s = ddi.data.uuid; *s && n < 32; s++)
+			for (const char *s = ddi->data.uuid; *s && n < 32; s++)
 				if (*s != '-')
 					h[n++] = *s;
-			for (const char *s = ddi.hash.uuid; *s && n < 64; s++)
+			for (const char *s = ddi->hash.uuid; *s && n < 64; s++)
 				if (*s != '-')
 					h[n++] = *s;
 			h[n] = '\0';
@@ -500,8 +513,8 @@ int verity_attach(int image_fd, const VerityRequest *vr, VerityDev *ret, char **
 	r = loopdev_attach_range(image_fd, data_part.offset, data_part.size, &data, log);
 	if (r < 0)
 		return r;
-	r = loopdev_attach_range(vr->hash_fd < 0 ? image_fd : vr->hash_fd, hash_part.offset,
-				 hash_part.size, &hash, log);
+	r = loopdev_attach_range(ddi ? image_fd : vr->hash_fd, hash_part.offset, hash_part.size,
+				 &hash, log);
 	if (r < 0)
 		return r;
 
@@ -509,10 +522,6 @@ int verity_attach(int image_fd, const VerityRequest *vr, VerityDev *ret, char **
 	if (asprintf(&d.name, "mountd-verity-%.16s-%d-%u", d.root_hash, (int)getpid(), counter++) <
 	    0) {
 		d.name = NULL;
-		return -ENOMEM;
-	}
-	if (asprintf(&d.node, "/dev/mapper/%s", d.name) < 0) {
-		d.node = NULL;
 		return -ENOMEM;
 	}
 	bin = malloc(strlen(d.root_hash) / 2);

@@ -149,8 +149,13 @@ unmount() { as "$1" $V io.mountd.Mount.Unmount '{"path":"'"$work/mnt.$1/$2"'"}' 
 refused() { # NAME STEP ERRNO: the reply is that MountFailed
 	jtest "$work/$1" 'r.get("error")=="io.mountd.Mount.MountFailed" and p["step"]=="'"$2"'" and p["errnoName"]=="'"$3"'"'
 }
-on_verity() { # USER NAME: mounted read-only, from a verity device, erofs
-	grep " $work/mnt.$1/$2 " /proc/1/mountinfo | grep -E ' ro[, ].* - erofs /dev/mapper/mountd-verity-'
+on_verity() { # USER NAME: mounted read-only, erofs, from a verity device mountd
+	# made: by the kernel's name for it (/dev/dm-N), whose dm name is mountd's
+	local line dev
+	line=$(grep " $work/mnt.$1/$2 " /proc/1/mountinfo) || return 1
+	echo "$line"
+	dev=$(echo "$line" | sed -nE 's@.* ro[, ].* - erofs /dev/(dm-[0-9]+) .*@\1@p')
+	[ -n "$dev" ] && grep '^mountd-verity-' /sys/block/$dev/dm/name
 }
 
 # --- the signed DDI: both users, read-only on dm-verity
@@ -288,7 +293,7 @@ pk_create() { # NAME IMAGE [PATH]
 	asgroup mkdir -p "$mp" && asgroup $V --fd "$2:r" io.mountd.Mount.Create \
 		'{"image":{"fd":0},"placement":{"path":"'"$mp"'"}}' >"$work/$1" 2>&1
 }
-pk_mounted() { grep " $work/mnt.$POLKIT_ID/pk.signed " /proc/1/mountinfo | grep -q ' - erofs /dev/mapper/mountd-verity-'; }
+pk_mounted() { on_verity $POLKIT_ID pk.signed; }
 check "polkit, group verityusers: the signed DDI mounts" pk_create pk.signed "$work/signed.raw"
 check "  ... signed by the trusted key" jtest "$work/pk.signed" '"mountd-test-trusted" in p["verity"]["signedBy"]'
 check "  ... pid 1 sees it on dm-verity" pk_mounted
@@ -331,6 +336,42 @@ for pair in signed:signed.$SIGNED_ID unsigned:unsigned.s untrusted:untrusted.s c
 	check "systemd-mountfsd on the $img DDI: $f, as mountd ($m)" test "$m" = "$f"
 	check "  ... nothing of its left once its mount fd is closed" wait_for 30 nothing_left
 done
+
+# --- the devices a user's mounts hold count against that user
+# (daemon/sys-device-ledger.c): here 4, a verity mount's dm device and its
+# two loop devices being 3.  Counted from the kernel's state: across a
+# restart of mountd, and freed by the unmount.
+stop_mountd
+MOUNTD_DEVICES_PER_USER=4 start_mountd
+loops() { losetup -a | grep -c "$work"; }
+check "uid $TRUSTED_ID: the signed DDI mounts (3 of its 4 devices)" create $TRUSTED_ID q.1 "$work/signed.raw"
+check "  ... and the EROFS file on tmpfs, through a loop device (4 of 4)" \
+	create $TRUSTED_ID q.2 "$work/plain.erofs"
+before=$(loops)
+check_fails "  ... one more loop device is refused" create $TRUSTED_ID q.3 "$work/plain.erofs"
+check "  ... at step devices, EDQUOT" refused q.3 devices EDQUOT
+check_output "  ... saying how many it holds" "hold 4 loop and device-mapper devices" cat "$work/q.3"
+check "  ... no loop device made for it is left" wait_for 10 test "$(loops)" = "$before"
+check "  ... nothing mounted for it" bash -c "! grep -q ' $work/mnt.$TRUSTED_ID/q.3 ' /proc/1/mountinfo"
+check "  ... a file-backed EROFS mount, which holds no device, is not" \
+	create $TRUSTED_ID q.4 "$disk/plain.erofs"
+unmount $TRUSTED_ID q.4
+check "  ... another user is not held to this one's count" create $SIGNED_ID q.5 "$work/signed.raw"
+unmount $SIGNED_ID q.5
+check "  ... nor is root" create 0 q.6 "$work/plain.erofs"
+unmount 0 q.6
+stop_mountd
+MOUNTD_DEVICES_PER_USER=4 start_mountd
+check_fails "  ... a restarted mountd counts what its predecessor made" \
+	create $TRUSTED_ID q.7 "$work/plain.erofs"
+check "  ... EDQUOT" refused q.7 devices EDQUOT
+unmount $TRUSTED_ID q.1
+check "  ... the unmount of the verity mount frees its 3" create $TRUSTED_ID q.8 "$work/plain.erofs"
+unmount $TRUSTED_ID q.2
+unmount $TRUSTED_ID q.8
+check "  ... nothing left" wait_for 10 nothing_left
+stop_mountd
+start_mountd
 
 # --- root is still served, any image; mountctl says what was checked
 check "root: the unsigned DDI mounts" create 0 root.u "$work/unsigned.raw"
