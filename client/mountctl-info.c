@@ -28,7 +28,7 @@ static const struct {
 	{"volume_name", ONE},	 {"cell_name", ONE}, {"domain_name", ONE},
 	{"realm_name", ONE},	 {"server_name", N}, {"server_address", NM},
 	{"parameter", N},	 {"source", N},	     {"name_encoding", ONE},
-	{"name_codepage", ONE},	 {"io_size", ONE},
+	{"name_codepage", ONE},	 {"io_size", ONE},   {"verity", ONE},
 };
 
 /* Enough for any real filesystem; stops a misbehaving daemon looping us. */

@@ -408,6 +408,10 @@ static int append_field(sd_bus_message *reply, const OpsReplyField *f, RequestAn
 		return append_array(reply, sig, v, append_info_value);
 	case OPS_REPLY_MOUNTS:
 		return append_array(reply, sig, v, append_mount_json);
+	case OPS_REPLY_VERITY:
+		/* ("", "") for none, as for every absent string. */
+		return sd_bus_message_append(reply, sig, json_str(v, "rootHash"),
+					     json_str(v, "signedBy"));
 	default:
 		return sd_bus_message_append(reply, "s", json_str(a->parameters, f->name));
 	}

@@ -17,6 +17,7 @@
 
 #include "executor-nonblocking.h"
 #include "ops-internal.h"
+#include "sys-verity.h"
 #include "util.h"
 
 #if __has_include(<linux/fsinfo.h>)
@@ -88,6 +89,9 @@ struct fsinfo_fsinfo {
 };
 #endif
 
+/* Past fsinfo()'s own attribute numbers. */
+#define INFO_ATTR_VERITY 64
+
 static const char *const attribute_names[] = {
 	[fsinfo_attr_statfs] = "statfs",
 	[fsinfo_attr_fsinfo] = "fsinfo",
@@ -109,13 +113,14 @@ static const char *const attribute_names[] = {
 	[fsinfo_attr_name_encoding] = "name_encoding",
 	[fsinfo_attr_name_codepage] = "name_codepage",
 	[fsinfo_attr_io_size] = "io_size",
+	/* Not fsinfo()'s: the dm-verity device the filesystem is on. */
+	[INFO_ATTR_VERITY] = "verity",
 };
 
 const char *const ops_info_source_names[_OPS_INFO_SOURCE_MAX] = {
-	[OPS_INFO_FSINFO] = "fsinfo",
-	[OPS_INFO_STATFS] = "statfs",
-	[OPS_INFO_STATX] = "statx",
-	[OPS_INFO_STATMOUNT] = "statmount",
+	[OPS_INFO_FSINFO] = "fsinfo", [OPS_INFO_STATFS] = "statfs",
+	[OPS_INFO_STATX] = "statx",   [OPS_INFO_STATMOUNT] = "statmount",
+	[OPS_INFO_DM] = "dm",
 };
 
 const char *ops_info_source_to_string(OpsInfoSource s)
@@ -460,6 +465,31 @@ static int resolve_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	return 0;
 }
 
+/* The dm-verity device under fd's filesystem (sys-verity.h); ENODATA for
+ * one that is on none. */
+static int info_verity(int fd, const OpsInfoRequest *r, OpsInfoResult *res)
+{
+	_cleanup_(verity_info_done) VerityInfo vi = {};
+	int k;
+
+	if (r->nth || r->mth)
+		return -ENODATA;
+	k = verity_info(fd, &vi);
+	if (k < 0)
+		return k;
+	res->source = OPS_INFO_DM;
+	k = add_str(res, "device", vi.name, strlen(vi.name));
+	k = k ?: add_str(res, "root_hash", vi.root_hash, strlen(vi.root_hash));
+	k = k ?: add_str(res, "hash_algorithm", vi.hash_algorithm, strlen(vi.hash_algorithm));
+	k = k ?: add_u64(res, "data_block_size", vi.data_block_size);
+	k = k ?: add_u64(res, "hash_block_size", vi.hash_block_size);
+	k = k ?: add_u64(res, "data_blocks", vi.data_blocks);
+	k = k
+		    ?: add_str(res, "status", vi.corrupted ? "corrupted" : "verified",
+			       strlen(vi.corrupted ? "corrupted" : "verified"));
+	return k;
+}
+
 /* fsinfo() of fd, or what the fallbacks know; "step" names the one that
  * failed. */
 static int info_of(int fd, const OpsInfoRequest *r, int attr, OpsInfoResult *ret,
@@ -467,6 +497,15 @@ static int info_of(int fd, const OpsInfoRequest *r, int attr, OpsInfoResult *ret
 {
 	int k;
 
+	if (attr == INFO_ATTR_VERITY) {
+		*ret_step = "verity";
+		k = info_verity(fd, r, ret);
+		if (k < 0) {
+			ops_info_result_done(ret);
+			ret->attribute = attribute_names[attr];
+		}
+		return k;
+	}
 	*ret_step = "fsinfo";
 	k = ops_info_fsinfo(fd, r, attr, ret);
 	if (k == -ENOSYS && !r->no_fallback) {
@@ -510,7 +549,8 @@ int ops_info_nonblocking(const OpsInfoRequest *r, int root_fd, uint64_t mnt_ns_i
 	int attr = ops_info_attribute_from_string(r->attribute);
 
 	*ret = (OpsInfoResult){};
-	if (attr < 0)
+	/* libcryptsetup's look at the device-mapper table is a worker's. */
+	if (attr < 0 || attr == INFO_ATTR_VERITY)
 		return -EAGAIN;
 	fd = nonblocking_resolve(root_fd, r->path);
 	if (fd < 0 || nonblocking_filesystem(fd, mnt_ns_id) < 0)

@@ -260,11 +260,13 @@ VALIDATE(ops_info_validate, OpsInfoRequest)
 
 /* ---- the replies -------------------------------------------------------------- */
 
+/* verity came last, after steps: D-Bus's positional arguments before it
+ * stay where they were. */
 static const OpsReplyField create_reply[] = {
-	{"mountId", OPS_REPLY_MOUNT_ID, true}, {"fd", OPS_REPLY_MOUNT_FD, true},
-	{"fsType", OPS_REPLY_FSTYPE, true},    {"loopDevice", OPS_REPLY_LOOP_DEVICE, true},
-	{"verity", OPS_REPLY_VERITY, false},   {"messages", OPS_REPLY_MESSAGES, true},
-	{"steps", OPS_REPLY_STEPS, true},      {},
+	{"mountId", OPS_REPLY_MOUNT_ID, true},	{"fd", OPS_REPLY_MOUNT_FD, true},
+	{"fsType", OPS_REPLY_FSTYPE, true},	{"loopDevice", OPS_REPLY_LOOP_DEVICE, true},
+	{"messages", OPS_REPLY_MESSAGES, true}, {"steps", OPS_REPLY_STEPS, true},
+	{"verity", OPS_REPLY_VERITY, true},	{},
 };
 
 /* open_tree() has no filesystem context: no messages on D-Bus. */

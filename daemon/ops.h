@@ -192,6 +192,7 @@ typedef enum OpsInfoSource {
 	OPS_INFO_STATFS,
 	OPS_INFO_STATX,
 	OPS_INFO_STATMOUNT,
+	OPS_INFO_DM, /* the device-mapper table (attribute "verity") */
 	_OPS_INFO_SOURCE_MAX,
 } OpsInfoSource;
 

@@ -76,6 +76,12 @@ static void verity_log_quiet(int level, const char *msg, void *userdata)
 {
 }
 
+static void crypt_freep(struct crypt_device **cd)
+{
+	if (*cd)
+		crypt_free(*cd);
+}
+
 static int crypt_result(MntLog *log, const CryptLog *l, const char *step, uint64_t start, int r)
 {
 	for (unsigned i = 0; r < 0 && i < l->n; i++)
@@ -579,6 +585,91 @@ static int corrupted(void *userdata)
 bool verity_corrupted(VerityDev *d)
 {
 	return d->cd && d->name && worker_in_host_root(corrupted, d) > 0;
+}
+
+void verity_info_done(VerityInfo *i)
+{
+	free(i->name);
+	free(i->root_hash);
+	free(i->hash_algorithm);
+	*i = (VerityInfo){};
+}
+
+/* The device-mapper name of block device dev ("" where it is no dm
+ * device): from mountd's /sys. */
+static int dm_name(dev_t dev, char *ret, size_t size)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "%u:%u/dm/name", major(dev), minor(dev));
+	f = worker_host_fopen(WORKER_HOST_SYS_DEV_BLOCK, path);
+	if (!f)
+		return errno == ENOENT ? -ENODATA : negative_errno();
+	if (!fgets(ret, (int)size, f))
+		return -ENODATA;
+	ret[strcspn(ret, "\n")] = 0;
+	return *ret ? 0 : -ENODATA;
+}
+
+static int info_from_table(void *userdata)
+{
+	VerityInfo *i = userdata;
+	_cleanup_(crypt_freep) struct crypt_device *cd = NULL;
+	struct crypt_params_verity vp = {};
+	struct crypt_active_device cad;
+	char key[ROOT_HASH_MAX / 2];
+	size_t key_size = sizeof(key);
+	int r;
+
+	r = crypt_init_by_name(&cd, i->name);
+	if (r < 0)
+		return r == -ENODEV ? -ENODATA : r;
+	crypt_set_log_callback(cd, verity_log_quiet, NULL);
+	if (!streq(crypt_get_type(cd) ?: "", CRYPT_VERITY))
+		return -ENODATA;
+	r = crypt_get_verity_info(cd, &vp);
+	if (r >= 0)
+		r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, key, &key_size, NULL, 0);
+	if (r >= 0)
+		r = crypt_get_active_device(cd, i->name, &cad);
+	if (r < 0)
+		return r;
+	i->hash_algorithm = strdup(vp.hash_name ?: "");
+	i->root_hash = malloc(2 * key_size + 1);
+	if (!i->hash_algorithm || !i->root_hash)
+		return -ENOMEM;
+	for (size_t n = 0; n < key_size; n++)
+		snprintf(i->root_hash + 2 * n, 3, "%02x", (unsigned char)key[n]);
+	i->root_hash[2 * key_size] = 0;
+	i->data_block_size = vp.data_block_size;
+	i->hash_block_size = vp.hash_block_size;
+	i->data_blocks = vp.data_size;
+	i->corrupted = cad.flags & CRYPT_ACTIVATE_CORRUPTED;
+	return 0;
+}
+
+int verity_info(int fd, VerityInfo *ret)
+{
+	_cleanup_(verity_info_done) VerityInfo i = {};
+	char name[128];
+	struct stat st;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	r = dm_name(st.st_dev, name, sizeof(name));
+	if (r < 0)
+		return r;
+	i.name = strdup(name);
+	if (!i.name)
+		return -ENOMEM;
+	r = worker_in_host_root(info_from_table, &i);
+	if (r < 0)
+		return r;
+	*ret = i;
+	i = (VerityInfo){};
+	return 0;
 }
 
 static int deactivate(void *userdata)

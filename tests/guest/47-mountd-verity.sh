@@ -221,6 +221,10 @@ check "  ... no loop device exists over it" bash -c "! losetup -a | grep -q plai
 check_output "  ... pid 1 sees erofs read straight from the file" ' - erofs /proc/self/fd/' \
 	grep " $work/mnt.$TRUSTED_ID/erofs " /proc/1/mountinfo
 check_output "  ... its content is readable" from-signed-image as $TRUSTED_ID cat "$work/mnt.$TRUSTED_ID/erofs/hello"
+check_fails "  ... mountctl info verity: on no dm-verity device" mountctl info "$work/mnt.$TRUSTED_ID/erofs" verity
+check "  ... MountFailed at step verity, ENODATA" bash -c \
+	"$V io.mountd.Mount.Info '{\"path\":\"$work/mnt.$TRUSTED_ID/erofs\",\"attribute\":\"verity\"}' >$work/info.none 2>&1; true"
+check "  ... (the reply)" refused info.none verity ENODATA
 unmount $TRUSTED_ID erofs
 check "  ... unmounted, nothing left" wait_for 10 nothing_left
 check "uid $TRUSTED_ID: the same file on tmpfs mounts" create $TRUSTED_ID erofs.tmp "$work/plain.erofs"
@@ -275,6 +279,11 @@ mine() {
 check "uid $TRUSTED_ID: its own copy of the signed DDI mounts through a writable fd" mine
 check "  ... signed all the same (the signature covers what is read)" \
 	jtest "$work/mine" '"mountd-test-trusted" in p["verity"]["signedBy"]'
+mine_hash=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["parameters"]["verity"]["rootHash"])' "$work/mine")
+check_output "  ... mountctl info: the device-mapper table's root hash is the reply's" \
+	"root_hash +$mine_hash" mountctl info "$work/mnt.$TRUSTED_ID/mine" verity
+check_output "  ... and no block found that does not match it yet" "status +verified" \
+	mountctl info "$work/mnt.$TRUSTED_ID/mine" verity
 blob_off=$(python3 -c 'import sys
 data=open(sys.argv[1],"rb").read(); blob=open(sys.argv[2],"rb").read()
 print(data.find(blob[:4096]))' "$work/mine.raw" "$work/tree/blob40")
@@ -282,6 +291,8 @@ check "  ... the user overwrites a file's block in the image after the mount" \
 	as $TRUSTED_ID bash -c "[ $blob_off -gt 0 ] && printf XXXXXXXX | dd of=$work/mine.raw bs=1 seek=$blob_off conv=notrunc status=none"
 check_fails "  ... reading it through the mount fails (EIO), never the changed bytes" \
 	as $TRUSTED_ID cat "$work/mnt.$TRUSTED_ID/mine/blob40"
+check_output "  ... mountctl info now says the kernel found a corrupted block" "status +corrupted" \
+	mountctl info "$work/mnt.$TRUSTED_ID/mine" verity
 unmount $TRUSTED_ID mine
 check "  ... unmounted, nothing left" wait_for 10 nothing_left
 
@@ -385,6 +396,14 @@ check "  ... mountctl umount" mountctl umount "$work/mnt.0/ctl"
 check_output "mountctl mount of the unsigned DDI says it is not signed" \
 	"^$work/mnt.0/ctl: dm-verity, root hash [0-9a-f]{64}, not signed by a key mountd trusts" \
 	mountctl mount "$work/unsigned.raw" "$work/mnt.0/ctl"
+mountctl umount "$work/mnt.0/ctl"
+check "  ... nothing left" wait_for 10 nothing_left
+# The same reply on D-Bus (io.mountd1): verity (ss) after steps.
+check_output "io.mountd1 Create of the signed DDI answers verity as varlink does" \
+	"^erofs [0-9a-f]{64} /CN=mountd-test-trusted" "$BUILD/tests/guest/bus-fd-test" image "$work/signed.raw" "$work/mnt.0/ctl"
+mountctl umount "$work/mnt.0/ctl"
+check_output "  ... and (\"\", \"\") for a mount not on dm-verity" "^erofs  $" \
+	"$BUILD/tests/guest/bus-fd-test" image "$disk/plain.erofs" "$work/mnt.0/ctl"
 mountctl umount "$work/mnt.0/ctl"
 check "  ... nothing left" wait_for 10 nothing_left
 rm -f /etc/polkit-1/rules.d/50-mountd-verity-test.rules

@@ -21,7 +21,7 @@ busctl --system --xml-interface introspect io.mountd1 /io/mountd1 >"$work/intro.
 check "introspection XML declares exactly the nine methods with their signatures" python3 - "$work/intro.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 want = {
-    "Create": ("sa(ssv)a{sv}", "tahssa(sss)a(st)"),
+    "Create": ("sa(ssv)a{sv}", "tahssa(sss)a(st)(ss)"),
     "Bind": ("sa{sv}", "taha(st)"),
     "Reconfigure": ("sa(ssv)a{sv}", "a(sss)a(st)"),
     "SetAttributes": ("sa{sv}", "a(st)"),
@@ -42,7 +42,7 @@ for m in iface[0].findall("method"):
     got[m.get("name")] = (sig("in"), sig("out"))
 assert got == want, f"{got} != {want}"
 names = [a.get("name") for a in iface[0].find("method[@name='Create']").findall("arg")]
-assert names == ["fsType", "parameters", "options", "mountId", "fd", "fsType", "loopDevice", "messages", "steps"], names
+assert names == ["fsType", "parameters", "options", "mountId", "fd", "fsType", "loopDevice", "messages", "steps", "verity"], names
 PY
 check_output "busctl introspect lists the interface" "^\.Create +method +sa\(ssv\)a\{sv\} +tahssa\(sss\)" \
 	busctl --system introspect io.mountd1 /io/mountd1 io.mountd1.Manager

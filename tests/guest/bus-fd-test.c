@@ -8,6 +8,9 @@
  *                                  ("sourceFd" h), placed at TARGET
  *   bus-fd-test trace TARGET       Create a tmpfs placed at TARGET with a pipe
  *                                  as "traceFd" h; print what came through it
+ *   bus-fd-test image IMAGE TARGET Create from IMAGE (read-only, "image.fd" h)
+ *                                  placed at TARGET; print the reply's fsType
+ *                                  and verity, "FSTYPE ROOTHASH SIGNEDBY"
  * Exit status 0 on success; the error is printed otherwise.
  */
 
@@ -90,6 +93,38 @@ static int do_trace(sd_bus *bus, const char *target)
 	return 0;
 }
 
+static int do_image(sd_bus *bus, const char *image, const char *target)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *fstype, *loop, *hash, *signer;
+	_cleanup_close_ int fd = -EBADF;
+	uint64_t id;
+	int r;
+
+	fd = open(image, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(image, -errno, NULL);
+	r = sd_bus_call_method(bus, DEST, "Create", &e, &reply, "sa(ssv)a{sv}", "", 0, 2, "image",
+			       "a{sv}", 1, "fd", "h", fd, "placement", "a{sv}", 1, "path", "s",
+			       target);
+	if (r < 0)
+		return fail("Create", r, &e);
+	r = sd_bus_message_read(reply, "t", &id);
+	if (r >= 0)
+		r = sd_bus_message_skip(reply, "ah");
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "ss", &fstype, &loop);
+	if (r >= 0)
+		r = sd_bus_message_skip(reply, "a(sss)a(st)");
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "(ss)", &hash, &signer);
+	if (r <= 0)
+		return fail("reply", r ?: -EBADMSG, NULL);
+	printf("%s %s %s\n", fstype, hash, signer);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -104,6 +139,9 @@ int main(int argc, char **argv)
 		return do_bind(bus, argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "trace") == 0)
 		return do_trace(bus, argv[2]);
-	fprintf(stderr, "usage: bus-fd-test create TARGET | bind SOURCE TARGET | trace TARGET\n");
+	if (argc == 4 && strcmp(argv[1], "image") == 0)
+		return do_image(bus, argv[2], argv[3]);
+	fprintf(stderr, "usage: bus-fd-test create TARGET | bind SOURCE TARGET | trace TARGET | "
+			"image IMAGE TARGET\n");
 	return 2;
 }
