@@ -74,6 +74,46 @@ check_output "  it is there, nosuid,nodev" 'nosuid.*nodev' \
 check_output "  into the host's namespace the user is refused" 'PermissionDenied' \
 	vdenied Create '{"fsType":"tmpfs","placement":{"namespace":{"pid":1},"path":"/mnt"}}'
 
+# ---- images on dm-verity from inside the container: libcryptsetup with
+# /dev/mapper/control, no udev cookie to wait for (the container's IPC
+# namespace is its own), the host's /etc/verity.d; a user's devices counted
+# in the host's /run/mountd
+mkdir -p $work/vtree $work/vdefs /etc/verity.d /mnt/ctr-verity
+echo from-ctr-image >$work/vtree/hello
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=mountd-ctr-test \
+	-keyout $work/v.key -out $work/v.crt 2>/dev/null
+install -m 0644 $work/v.crt /etc/verity.d/mountd-ctr-test.crt
+printf '[Partition]\nType=root\nFormat=erofs\nCopyFiles=%s:/\nVerity=data\nVerityMatchKey=root\nMinimize=best\n' \
+	$work/vtree >$work/vdefs/10-root.conf
+printf '[Partition]\nType=root-verity\nVerity=hash\nVerityMatchKey=root\nMinimize=best\n' >$work/vdefs/20-verity.conf
+printf '[Partition]\nType=root-verity-sig\nVerity=signature\nVerityMatchKey=root\n' >$work/vdefs/30-sig.conf
+check "systemd-repart makes a signed DDI" systemd-repart --definitions=$work/vdefs --empty=create \
+	--size=auto --dry-run=no --offline=yes --private-key=$work/v.key --certificate=$work/v.crt $work/v.raw
+call ddi Create '{"image":{"fd":0},"placement":{"path":"/mnt/ctr-verity"}}' --fd $work/v.raw:r
+check "root's signed DDI mounts through the containerised mountd" \
+	jtest $work/ddi '"/CN=mountd-ctr-test" in p["verity"]["signedBy"]'
+check_output "  on a dm-verity device, read-only" ' ro[, ].* - erofs /dev/dm-[0-9]+ ' \
+	grep ' /mnt/ctr-verity ' /proc/1/mountinfo
+check_output "  its content is readable" from-ctr-image cat /mnt/ctr-verity/hello
+umount /mnt/ctr-verity
+check "  unmounted, no device is left" wait_for 10 bash -c '! dmsetup ls | grep -q mountd-verity'
+rm -f /etc/verity.d/mountd-ctr-test.crt
+echo 'allow user=1000 method=Create,Unmount image=yes namespace=owned' >>"$MOUNTD_POLICY"
+kill -HUP $mountd
+mkfs.erofs /tmp/ctr-user.erofs $work/vtree >/dev/null && chmod 644 /tmp/ctr-user.erofs
+rm -rf /run/mountd/devices/$USER_ID
+# Once mountd has read the policy again (SIGHUP).
+user_create() {
+	user_varlink --fd /tmp/ctr-user.erofs:r io.mountd.Mount.Create \
+		"{\"image\":{\"fd\":0},\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr-img\",\"create\":\"directory\"}}" |
+		grep -q '"loopDevice"'
+}
+check "a user's image in its own container (EROFS on tmpfs: a loop device)" wait_for 10 user_create
+check_output "  its loop device is counted against the user, in the host's /run/mountd" '^1$' \
+	bash -c "ls /run/mountd/devices/$USER_ID | wc -l"
+nsenter -t $container -m umount /tmp/ctr-img
+rm -f /tmp/ctr-user.erofs
+
 # ---- stop: mountd drains and exits; nothing of the container stays
 workers=$(cat /proc/$mountd/task/*/children)
 cgroup=/sys/fs/cgroup$(cut -d: -f3 /proc/$mountd/cgroup)

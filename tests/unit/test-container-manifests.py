@@ -57,8 +57,9 @@ ok("seccomp" not in config["linux"], "  no seccomp filter (fsinfo)")
 dev = config["linux"]["resources"]["devices"]
 ok(dev[0] == {"allow": False, "access": "rwm"}, "  devices: all denied first")
 ok({(d.get("type"), d.get("major"), d.get("minor")) for d in dev[1:]} ==
-   {("b", None, None), ("c", 10, 237), ("c", 1, 3), ("c", 1, 5), ("c", 1, 8), ("c", 1, 9)},
-   "  then block devices, loop-control, null, zero, random, urandom only", dev)
+   {("b", None, None), ("c", 10, 237), ("c", 10, 236), ("c", 1, 3), ("c", 1, 5), ("c", 1, 8),
+    ("c", 1, 9)},
+   "  then block devices, loop-control, mapper/control, null, zero, random, urandom only", dev)
 binds = {m["source"]: m for m in config["mounts"] if m["type"] == "bind"}
 ok(all({"nosuid", "noexec"} <= set(m["options"]) and
        ("nodev" in m["options"] or m["destination"] == "/dev") for m in config["mounts"]),
