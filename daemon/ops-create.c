@@ -397,12 +397,14 @@ static int image_source(const OpsCreateRequest *r, bool signed_only, ImageSource
 	return 0;
 }
 
-/* image_source(), with the devices it makes counted against a caller who
- * is not root (sys-device-ledger.h): the lock on the caller's records is
- * held from the count to the record, and a device past the limit is
- * dropped again with the request. */
-static int image_source_counted(const OpsCreateRequest *r, ImageSource *s, const char **ret_source,
-				MntLog *log)
+/* image_source(), or with loop_only a loop device over the whole image
+ * (file-backed EROFS refused by the file's filesystem), with the devices
+ * it makes counted against a caller who is not root
+ * (sys-device-ledger.h): the lock on the caller's records is held from
+ * the count to the record, and a device past the limit is dropped again
+ * with the request. */
+static int image_source_counted(const OpsCreateRequest *r, bool loop_only, ImageSource *s,
+				const char **ret_source, MntLog *log)
 {
 	_cleanup_(device_ledger_close) DeviceLedger ledger = DEVICE_LEDGER_NULL;
 	uid_t principal;
@@ -413,7 +415,11 @@ static int image_source_counted(const OpsCreateRequest *r, ImageSource *s, const
 		if (k < 0)
 			return k;
 	}
-	k = image_source(r, rights_images_signed_only(), s, ret_source, log);
+	if (loop_only) {
+		k = loopdev_attach(r->image.fd, -EBADF, 0, NULL, &s->loop, NULL, log);
+		*ret_source = s->loop.node;
+	} else
+		k = image_source(r, rights_images_signed_only(), s, ret_source, log);
 	if (k < 0)
 		return k;
 	if (s->verity.fd >= 0)
@@ -422,23 +428,6 @@ static int image_source_counted(const OpsCreateRequest *r, ImageSource *s, const
 	if (s->loop.fd >= 0)
 		return device_ledger_add(&ledger, s->loop.fd, 1, log);
 	return 0;
-}
-
-static int erofs_loop_counted(const OpsCreateRequest *r, ImageSource *s, MntLog *log)
-{
-	_cleanup_(device_ledger_close) DeviceLedger ledger = DEVICE_LEDGER_NULL;
-	uid_t principal;
-	int k;
-
-	if (rights_principal(&principal)) {
-		k = device_ledger_open(principal, &ledger, log);
-		if (k < 0)
-			return k;
-	}
-	k = loopdev_attach(r->image.fd, -EBADF, 0, NULL, &s->loop, NULL, log);
-	if (k < 0)
-		return k;
-	return device_ledger_add(&ledger, s->loop.fd, 1, log);
 }
 
 int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
@@ -455,7 +444,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 	if (r->image.fd >= 0) {
 		RightsSaved saved = rights_suspend();
 
-		k = image_source_counted(r, &img, &source, log);
+		k = image_source_counted(r, false, &img, &source, log);
 		rights_resume(&saved);
 		if (k < 0)
 			return k;
@@ -483,7 +472,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 			log, "erofs:file", 'i',
 			"mountd: EROFS cannot read this file itself; through a loop device");
 		if (k >= 0)
-			k = erofs_loop_counted(r, &img, log);
+			k = image_source_counted(r, true, &img, &source, log);
 		rights_resume(&saved);
 		if (k < 0)
 			return k;
@@ -491,7 +480,7 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 		if (!reply_loop)
 			return -ENOMEM;
 		/* EROFS is read-only: so is its superblock on the device. */
-		mnt_fd = create_mount(r, fstype, img.loop.node, true, log);
+		mnt_fd = create_mount(r, fstype, source, true, log);
 	}
 	if (mnt_fd < 0) {
 		/* A block that does not match the tree failed it. */
