@@ -611,7 +611,7 @@ int main(int argc, char **argv)
 		 .why_not = "no DDI",
 		 .every = 4},
 	};
-	Method erofs[3] = {
+	Method erofs[4] = {
 		{.name = "raw, from the file",
 		 .role = ROLE_FLOOR,
 		 .why_not = "no EROFS file ($MOUNTD_BENCH_EROFS)",
@@ -621,6 +621,7 @@ int main(int argc, char **argv)
 		 .why_not = "no EROFS file",
 		 .every = 1},
 		{.name = "mountd", .role = ROLE_SUBJECT, .why_not = "no EROFS file", .every = 1},
+		{.name = "mount -o loop,ro", .role = ROLE_RIVAL, .why_not = "no EROFS file", .every = 4},
 	};
 	Section sections[] = {
 		{"tmpfs", "tmpfs Create (placed) + Unmount, own namespace", tmpfs,

@@ -80,6 +80,6 @@ int image_mountfsd_fd(int image, char *why, size_t size);
  * $MOUNTD_BENCH_VERITY_* and $MOUNTD_BENCH_EROFS: m[0..4) raw, mountd,
  * mountfsd, by hand; m[0..3) raw file, raw loop, mountd. */
 void verity_methods(Method m[4]);
-void erofs_methods(Method m[3]);
+void erofs_methods(Method m[4]);
 void verity_settle(void);
 void erofs_settle(void);

@@ -21,6 +21,8 @@
  *                       (6.12's file-backed mode), no loop device
  *             raw loop  the same through a loop device (LOOP_CONFIGURE)
  *             mountd    Create {"image":{"fd"}}: from the file itself
+ *             mount(8)  mount -o loop,ro and umount: through a loop device,
+ *                       as a user's tools do it without mountd
  *
  * After each, untimed, until the image has no loop or mountd-verity device
  * left and udev is done (image_settle()'s reasons).
@@ -187,6 +189,13 @@ static void erofs_mountd(void)
 	mountd_image(&erofs_fd);
 }
 
+static void erofs_mount8(void)
+{
+	bench_run((char *const[]){"mount", "-t", "erofs", "-o", "loop,ro", (char *)erofs_path,
+				  (char *)bench_dir, NULL});
+	bench_run((char *const[]){"umount", (char *)bench_dir, NULL});
+}
+
 static uint64_t env_u64(const char *name)
 {
 	const char *v = getenv(name);
@@ -230,7 +239,7 @@ void verity_methods(Method m[4])
 			m[k].why_not = NULL;
 }
 
-void erofs_methods(Method m[3])
+void erofs_methods(Method m[4])
 {
 	erofs_path = getenv("MOUNTD_BENCH_EROFS");
 	if (!erofs_path)
@@ -241,7 +250,8 @@ void erofs_methods(Method m[3])
 	m[0].once = erofs_raw;
 	m[1].once = erofs_raw_loop;
 	m[2].once = erofs_mountd;
-	for (int k = 0; k < 3; k++)
+	m[3].once = erofs_mount8;
+	for (int k = 0; k < 4; k++)
 		m[k].why_not = NULL;
 }
 
