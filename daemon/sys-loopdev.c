@@ -142,7 +142,7 @@ static int find_partition(int reader, uint32_t partition, const char *type, uint
 	blkid_partlist pl;
 	int n, r;
 
-	r = fs_probe_table(reader, 0, 0, &pr);
+	r = fs_probe_table(reader, 0, 0, NULL, &pr);
 	if (r < 0)
 		return r;
 	pl = blkid_probe_get_partitions(pr);

@@ -116,7 +116,8 @@ static int ddi_find(int reader, Ddi *ret)
 	*ret = (Ddi){};
 	if (!gpt_signature(reader))
 		return 0;
-	r = fs_probe_table(reader, 0, 0, &pr);
+	/* A DDI's table is GPT: the other probers need not look. */
+	r = fs_probe_table(reader, 0, 0, "gpt", &pr);
 	if (r < 0)
 		return r == -ENXIO ? 0 : r;
 	pl = blkid_probe_get_partitions(pr);
@@ -173,8 +174,8 @@ int verity_ddi_probe(int reader, Ddi *ret, MntLog *log)
 		(void)mnt_log_add(log, "verity:partitions", 'e',
 				  "mountd: the image has more than one partition of a type it "
 				  "mounts; which is meant is not mountd's to guess");
-	if (r < 0)
-		return mnt_log_result(log, "verity:partitions", start, r);
+	if (mnt_log_result(log, "verity:partitions", start, r) < 0)
+		return r;
 	return r > 0 && ret->hash.found;
 }
 
@@ -551,11 +552,20 @@ int verity_attach(int image_fd, int reader, const Ddi *ddi, const VerityRequest 
 	if (mnt_log_result(log, "verity:hold", start, r) < 0)
 		return r;
 	test_stop_at("verity");
-	/* The type from the checked device, never from bytes nobody has
-	 * checked yet: what does not match the tree fails here. */
 	if (ret_fstype) {
+		_cleanup_(mnt_log_done) MntLog scratch = {};
+
 		start = mnt_step_start();
-		r = loopdev_probe_fstype(d.fd, 0, 0, &fstype, log);
+		/* The type from the data's bytes through mountd's reader (the
+		 * file's page cache, nothing hashed, no contention with udev's
+		 * own look at the new device): it only picks the driver, and
+		 * every byte the driver parses comes through dm-verity.  Where
+		 * those bytes name no one type, the checked device is asked,
+		 * and tells a block that does not match the tree. */
+		r = loopdev_probe_fstype(reader, data_part.offset, data_part.size, &fstype,
+					 &scratch);
+		if (r < 0)
+			r = loopdev_probe_fstype(d.fd, 0, 0, &fstype, log);
 		if (r < 0 && verity_corrupted(&d)) {
 			(void)mnt_log_add(
 				log, "verity:data", 'e',

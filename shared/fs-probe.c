@@ -28,7 +28,7 @@ static int probe_fd(int fd, uint64_t offset, uint64_t size, blkid_probe *ret)
 	return 0;
 }
 
-int fs_probe_table(int fd, uint64_t offset, uint64_t size, blkid_probe *ret)
+int fs_probe_table(int fd, uint64_t offset, uint64_t size, const char *only, blkid_probe *ret)
 {
 	_cleanup_blkid_ blkid_probe pr = NULL;
 	int r;
@@ -38,6 +38,9 @@ int fs_probe_table(int fd, uint64_t offset, uint64_t size, blkid_probe *ret)
 		return r;
 	blkid_probe_enable_superblocks(pr, 0);
 	blkid_probe_enable_partitions(pr, 1);
+	if (only && blkid_probe_filter_partitions_type(pr, BLKID_FLTR_ONLYIN,
+						       (char *[]){(char *)only, NULL}) < 0)
+		return -ENOMEM;
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 	if (blkid_do_safeprobe(pr) != 0)
 		return -ENXIO;
@@ -52,7 +55,7 @@ static bool partition_table(int fd, uint64_t offset, uint64_t size, char *ret, s
 	_cleanup_blkid_ blkid_probe pr = NULL;
 	const char *type = NULL;
 
-	if (fs_probe_table(fd, offset, size, &pr) < 0 ||
+	if (fs_probe_table(fd, offset, size, NULL, &pr) < 0 ||
 	    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) != 0 || !type)
 		return false;
 	snprintf(ret, n, "%s", type);

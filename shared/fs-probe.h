@@ -37,6 +37,6 @@ int fs_probe_type(int fd, uint64_t offset, uint64_t size, const FsProbeHints *hi
 		  char *why, size_t why_size);
 
 /* The partition table at offset..offset+size (0: to the end) of fd,
- * probed: the table only, no filesystem probing of the whole disk.
- * -ENXIO when there is none. */
-int fs_probe_table(int fd, uint64_t offset, uint64_t size, blkid_probe *ret);
+ * probed: the table only, no filesystem probing of the whole disk; only a
+ * table of type only ("gpt") unless NULL.  -ENXIO when there is none. */
+int fs_probe_table(int fd, uint64_t offset, uint64_t size, const char *only, blkid_probe *ret);
