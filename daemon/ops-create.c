@@ -423,8 +423,8 @@ static int image_source_counted(const OpsCreateRequest *r, bool loop_only, Image
 	if (k < 0)
 		return k;
 	if (s->verity.fd >= 0)
-		/* Its two loop devices go with it. */
-		return device_ledger_add(&ledger, s->verity.fd, 3, log);
+		/* Its loop devices go with it. */
+		return device_ledger_add(&ledger, s->verity.fd, s->verity.devices, log);
 	if (s->loop.fd >= 0)
 		return device_ledger_add(&ledger, s->loop.fd, 1, log);
 	return 0;

@@ -11,8 +11,8 @@
  * "MAJOR:MINOR:DISKSEQ:WEIGHT", counts while that device still has that
  * disk sequence number and a size (a loop device that autoclear detached
  * keeps its number, with size 0; a device number used again has a new
- * one).  WEIGHT is the devices it stands for: a dm-verity device holds two
- * loop devices and goes with them.  A mountd restarted (idle exit, a
+ * one).  WEIGHT is the devices it stands for: a dm-verity device holds its
+ * loop devices (one or two) and goes with them.  A mountd restarted (idle exit, a
  * crash) counts what its predecessor made.
  *
  * The user's directory is locked (flock) from the count to the record, so

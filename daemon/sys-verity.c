@@ -337,6 +337,7 @@ static int verify_userspace(const char *root_hash, const void *sig, size_t sig_s
 typedef struct Activation {
 	VerityDev *d;
 	const char *data_node, *hash_node;
+	uint64_t hash_offset; /* of the tree's superblock in hash_node */
 	const unsigned char *hash;
 	size_t hash_size;
 	const void *sig;
@@ -356,7 +357,8 @@ static int activate_logged(Activation *a)
 	if (r < 0)
 		return mnt_log_result(a->log, "verity:load", start, r);
 	crypt_set_log_callback(d->cd, verity_log, &a->crypt_log);
-	r = crypt_load(d->cd, CRYPT_VERITY, NULL);
+	r = crypt_load(d->cd, CRYPT_VERITY,
+		       &(struct crypt_params_verity){.hash_area_offset = a->hash_offset});
 	if (crypt_result(a->log, &a->crypt_log, "verity:load", start, r) < 0)
 		return r;
 	start = mnt_step_start();
@@ -460,6 +462,7 @@ int verity_attach(int image_fd, int reader, const Ddi *ddi, const VerityRequest 
 	size_t sig_size = vr->signature_size;
 	uint64_t start = mnt_step_start();
 	DdiPart data_part = {}, hash_part = {};
+	uint64_t hash_offset = 0;
 	int r;
 
 	if (ddi) {
@@ -517,13 +520,24 @@ int verity_attach(int image_fd, int reader, const Ddi *ddi, const VerityRequest 
 	if (mnt_log_result(log, "verity:signature", start, 0) < 0)
 		return -ENOMEM;
 
-	r = loopdev_attach_range(image_fd, data_part.offset, data_part.size, &data, log);
+	/* A DDI's hash partition after its data partition (systemd-repart
+	 * writes them so): one loop device over both, the tree found at its
+	 * offset into it, is one device fewer to make, for udev to process
+	 * and to count. */
+	if (ddi && hash_part.offset >= data_part.offset + data_part.size) {
+		r = loopdev_attach_range(image_fd, data_part.offset,
+					 hash_part.offset + hash_part.size - data_part.offset,
+					 &data, log);
+		hash_offset = hash_part.offset - data_part.offset;
+	} else {
+		r = loopdev_attach_range(image_fd, data_part.offset, data_part.size, &data, log);
+		if (r >= 0)
+			r = loopdev_attach_range(ddi ? image_fd : vr->hash_fd, hash_part.offset,
+						 hash_part.size, &hash, log);
+	}
 	if (r < 0)
 		return r;
-	r = loopdev_attach_range(ddi ? image_fd : vr->hash_fd, hash_part.offset, hash_part.size,
-				 &hash, log);
-	if (r < 0)
-		return r;
+	d.devices = 1 + (data.node != NULL) + (hash.node != NULL);
 
 	d.root_hash = TAKE_PTR(root_hash);
 	if (asprintf(&d.name, "mountd-verity-%.16s-%d-%u", d.root_hash, (int)getpid(), counter++) <
@@ -537,7 +551,8 @@ int verity_attach(int image_fd, int reader, const Ddi *ddi, const VerityRequest 
 	hex_to_bin(d.root_hash, bin);
 	Activation a = {.d = &d,
 			.data_node = data.node,
-			.hash_node = hash.node,
+			.hash_node = hash.node ?: data.node,
+			.hash_offset = hash_offset,
 			.hash = bin,
 			.hash_size = strlen(d.root_hash) / 2,
 			.sig = sig,

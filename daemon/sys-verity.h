@@ -3,8 +3,9 @@
 
 /*
  * Images whose bytes are checked by the kernel as they are read: a
- * dm-verity device (through libcryptsetup) over a data and a hash area,
- * each an autoclear read-only loop device over the caller's image fd.
+ * dm-verity device (through libcryptsetup) over a data and a hash area on
+ * autoclear read-only loop devices over the caller's fds: one over both
+ * where a DDI's hash partition follows its data partition, else one each.
  *
  * Two shapes: a Discoverable Disk Image (the UAPI group's partition types,
  * as systemd-repart and mkosi make them) with a root (else usr) partition
@@ -38,7 +39,8 @@ typedef struct VerityDev {
 	 * (deferred removal) as soon as it exists, so this fd keeps it until
 	 * the mount holds it, and a mountd killed in between leaves none. */
 	int fd;
-	bool active; /* made, not yet set for deferred removal */
+	bool active;	  /* made, not yet set for deferred removal */
+	unsigned devices; /* it and its loop devices, which go with it */
 } VerityDev;
 
 #define VERITY_DEV_NULL ((VerityDev){.fd = -EBADF})

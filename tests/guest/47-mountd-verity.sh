@@ -349,19 +349,22 @@ for pair in signed:signed.$SIGNED_ID unsigned:unsigned.s untrusted:untrusted.s c
 done
 
 # --- the devices a user's mounts hold count against that user
-# (daemon/sys-device-ledger.c): here 4, a verity mount's dm device and its
-# two loop devices being 3.  Counted from the kernel's state: across a
-# restart of mountd, and freed by the unmount.
+# (daemon/sys-device-ledger.c): here 3, a DDI's verity mount being 2 (its
+# dm device and the one loop device over its data and hash partitions).
+# Counted from the kernel's state: across a restart of mountd, and freed by
+# the unmount.
 stop_mountd
-MOUNTD_DEVICES_PER_USER=4 start_mountd
+MOUNTD_DEVICES_PER_USER=3 start_mountd
 loops() { losetup -a | grep -c "$work"; }
-check "uid $TRUSTED_ID: the signed DDI mounts (3 of its 4 devices)" create $TRUSTED_ID q.1 "$work/signed.raw"
-check "  ... and the EROFS file on tmpfs, through a loop device (4 of 4)" \
+check "uid $TRUSTED_ID: the signed DDI mounts (2 of its 3 devices)" create $TRUSTED_ID q.1 "$work/signed.raw"
+check_output "  ... over one loop device, its data and hash partitions both" '^1$' \
+	bash -c "losetup -j $work/signed.raw | wc -l"
+check "  ... and the EROFS file on tmpfs, through a loop device (3 of 3)" \
 	create $TRUSTED_ID q.2 "$work/plain.erofs"
 before=$(loops)
 check_fails "  ... one more loop device is refused" create $TRUSTED_ID q.3 "$work/plain.erofs"
 check "  ... at step devices, EDQUOT" refused q.3 devices EDQUOT
-check_output "  ... saying how many it holds" "hold 4 loop and device-mapper devices" cat "$work/q.3"
+check_output "  ... saying how many it holds" "hold 3 loop and device-mapper devices" cat "$work/q.3"
 check "  ... no loop device made for it is left" wait_for 10 test "$(loops)" = "$before"
 check "  ... nothing mounted for it" bash -c "! grep -q ' $work/mnt.$TRUSTED_ID/q.3 ' /proc/1/mountinfo"
 check "  ... a file-backed EROFS mount, which holds no device, is not" \
@@ -372,12 +375,12 @@ unmount $SIGNED_ID q.5
 check "  ... nor is root" create 0 q.6 "$work/plain.erofs"
 unmount 0 q.6
 stop_mountd
-MOUNTD_DEVICES_PER_USER=4 start_mountd
+MOUNTD_DEVICES_PER_USER=3 start_mountd
 check_fails "  ... a restarted mountd counts what its predecessor made" \
 	create $TRUSTED_ID q.7 "$work/plain.erofs"
 check "  ... EDQUOT" refused q.7 devices EDQUOT
 unmount $TRUSTED_ID q.1
-check "  ... the unmount of the verity mount frees its 3" create $TRUSTED_ID q.8 "$work/plain.erofs"
+check "  ... the unmount of the verity mount frees its 2" create $TRUSTED_ID q.8 "$work/plain.erofs"
 unmount $TRUSTED_ID q.2
 unmount $TRUSTED_ID q.8
 check "  ... nothing left" wait_for 10 nothing_left
