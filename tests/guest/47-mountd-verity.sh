@@ -365,7 +365,8 @@ before=$(loops)
 check_fails "  ... one more loop device is refused" create $TRUSTED_ID q.3 "$work/plain.erofs"
 check "  ... at step devices, EDQUOT" refused q.3 devices EDQUOT
 check_output "  ... saying how many it holds" "hold 3 loop and device-mapper devices" cat "$work/q.3"
-check "  ... no loop device made for it is left" wait_for 10 test "$(loops)" = "$before"
+loops_as_before() { [ "$(loops)" = "$before" ]; }
+check "  ... no loop device made for it is left" wait_for 10 loops_as_before
 check "  ... nothing mounted for it" bash -c "! grep -q ' $work/mnt.$TRUSTED_ID/q.3 ' /proc/1/mountinfo"
 check "  ... a file-backed EROFS mount, which holds no device, is not" \
 	create $TRUSTED_ID q.4 "$disk/plain.erofs"
