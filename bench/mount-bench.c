@@ -597,7 +597,7 @@ int main(int argc, char **argv)
 		 .every = 1},
 	};
 	Method verity[4] = {
-		{.name = "raw loops+libcryptsetup",
+		{.name = "raw loop+libcryptsetup",
 		 .role = ROLE_FLOOR,
 		 .why_not = "no DDI ($MOUNTD_BENCH_VERITY_DDI)",
 		 .every = 1},

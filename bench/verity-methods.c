@@ -6,7 +6,8 @@
  *   verity  a signed DDI (systemd-repart: EROFS root, its verity hash and
  *           signature partitions; the key's certificate in /etc/verity.d),
  *           read-only, mounted at bench_dir and unmounted:
- *             raw       two LOOP_CONFIGUREs over the partitions, libcryptsetup
+ *             raw       one LOOP_CONFIGURE over the data and hash partitions
+ *                       (the tree at its offset, as mountd does), libcryptsetup
  *                       activation with the root hash (no wait for udev:
  *                       the device by its kernel name, as mountd does),
  *                       deferred removal, fsopen..move_mount, umount2
@@ -63,16 +64,20 @@ static void mount_ro(const char *fstype, const char *source)
 static void verity_raw(void)
 {
 	struct crypt_device *cd = NULL;
-	char data[32], hash[32], name[64], node[96];
-	int dl = bench_loop_over(ddi_fd, data_off, data_size, data),
-	    hl = bench_loop_over(ddi_fd, hash_off, hash_size, hash), dev;
-
+	char loop[32], name[64], node[96];
+	/* One loop device over the data and the hash partition after it, the
+	 * tree at its offset: what mountd makes for such a DDI. */
+	int fd = bench_loop_over(ddi_fd, data_off, hash_off + hash_size - data_off, loop), dev;
+	struct crypt_params_verity params = {.hash_area_offset = hash_off - data_off};
 	struct dm_task *t;
 	struct dm_info info;
 
+	if (hash_off < data_off + data_size)
+		bench_die("a DDI whose hash partition is not after its data partition");
 	snprintf(name, sizeof(name), "bench-verity-%u", counter++);
 	dm_udev_set_sync_support(0);
-	if (crypt_init_data_device(&cd, hash, data) < 0 || crypt_load(cd, CRYPT_VERITY, NULL) < 0 ||
+	if (crypt_init_data_device(&cd, loop, loop) < 0 ||
+	    crypt_load(cd, CRYPT_VERITY, &params) < 0 ||
 	    crypt_activate_by_volume_key(cd, name, (const char *)root_hash, root_hash_size,
 					 CRYPT_ACTIVATE_READONLY) < 0)
 		bench_die("libcryptsetup verity");
@@ -83,8 +88,7 @@ static void verity_raw(void)
 		bench_die("device-mapper info");
 	dm_task_destroy(t);
 	snprintf(node, sizeof(node), "/dev/dm-%u", (unsigned)info.minor);
-	close(dl);
-	close(hl);
+	close(fd);
 	dev = open(node, O_RDONLY | O_CLOEXEC);
 	if (dev < 0 || crypt_deactivate_by_name(cd, name, CRYPT_DEACTIVATE_DEFERRED) < 0)
 		bench_die(node);
