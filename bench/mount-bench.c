@@ -621,7 +621,21 @@ int main(int argc, char **argv)
 		 .why_not = "no EROFS file",
 		 .every = 1},
 		{.name = "mountd", .role = ROLE_SUBJECT, .why_not = "no EROFS file", .every = 1},
-		{.name = "mount -o loop,ro", .role = ROLE_RIVAL, .why_not = "no EROFS file", .every = 4},
+		{.name = "mount -o loop,ro",
+		 .role = ROLE_RIVAL,
+		 .why_not = "no EROFS file",
+		 .every = 4},
+	};
+	Method erofs8[3] = {
+		{.name = "raw, from the file x8",
+		 .role = ROLE_FLOOR,
+		 .why_not = "no EROFS file ($MOUNTD_BENCH_EROFS)",
+		 .every = 1},
+		{.name = "raw, through a loop device x8",
+		 .role = ROLE_RIVAL,
+		 .why_not = "no EROFS file",
+		 .every = 1},
+		{.name = "mountd x8", .role = ROLE_SUBJECT, .why_not = "no EROFS file", .every = 1},
 	};
 	Section sections[] = {
 		{"tmpfs", "tmpfs Create (placed) + Unmount, own namespace", tmpfs,
@@ -635,10 +649,12 @@ int main(int argc, char **argv)
 		{"verity", "signed DDI (EROFS root) on dm-verity: mount + unmount", verity,
 		 ELEMENTSOF(verity), 0, verity_settle},
 		{"erofs", "EROFS file: mount + unmount", erofs, ELEMENTSOF(erofs), 0, erofs_settle},
+		{"erofs8", "EROFS file: 8 x (mount + unmount) in a row", erofs8, ELEMENTSOF(erofs8),
+		 0, erofs_settle},
 	};
 	Section *s_tmpfs = &sections[0], *s_pid = &sections[1], *s_info = &sections[2],
 		*s_list = &sections[3], *s_image = &sections[4], *s_verity = &sections[5],
-		*s_erofs = &sections[6];
+		*s_erofs = &sections[6], *s_erofs8 = &sections[7];
 	FILE *csv = NULL;
 
 	if (rounds < 10)
@@ -648,7 +664,7 @@ int main(int argc, char **argv)
 	/* More than List's: the image goal is a ratio close to its bound,
 	 * and TCG's medians of 20 rounds moved it by 10-20% from run to run. */
 	s_image->rounds = rounds / 4;
-	s_verity->rounds = s_erofs->rounds = rounds / 8;
+	s_verity->rounds = s_erofs->rounds = s_erofs8->rounds = rounds / 8;
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &priv, sizeof(priv)) < 0)
 		bench_die("private mount namespace");
@@ -678,8 +694,10 @@ int main(int argc, char **argv)
 			image_methods(image, img);
 		if (s == s_verity)
 			verity_methods(verity);
-		if (s == s_erofs)
+		if (s == s_erofs || s == s_erofs8)
 			erofs_methods(erofs);
+		if (s == s_erofs8)
+			erofs8_methods(erofs8);
 		measure(s);
 		if (s == s_pid)
 			target_stop();

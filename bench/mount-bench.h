@@ -81,5 +81,8 @@ int image_mountfsd_fd(int image, char *why, size_t size);
  * mountfsd, by hand; m[0..3) raw file, raw loop, mountd. */
 void verity_methods(Method m[4]);
 void erofs_methods(Method m[4]);
+/* Section erofs8: erofs's first three, eight in a row per round (after
+ * erofs_methods()). */
+void erofs8_methods(Method m[3]);
 void verity_settle(void);
 void erofs_settle(void);
