@@ -470,6 +470,7 @@ static int resolve_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 static int info_verity(int fd, const OpsInfoRequest *r, OpsInfoResult *res)
 {
 	_cleanup_(verity_info_done) VerityInfo vi = {};
+	const char *status;
 	int k;
 
 	if (r->nth || r->mth)
@@ -477,6 +478,7 @@ static int info_verity(int fd, const OpsInfoRequest *r, OpsInfoResult *res)
 	k = verity_info(fd, &vi);
 	if (k < 0)
 		return k;
+	status = vi.corrupted ? "corrupted" : "verified";
 	res->source = OPS_INFO_DM;
 	k = add_str(res, "device", vi.name, strlen(vi.name));
 	k = k ?: add_str(res, "root_hash", vi.root_hash, strlen(vi.root_hash));
@@ -484,10 +486,7 @@ static int info_verity(int fd, const OpsInfoRequest *r, OpsInfoResult *res)
 	k = k ?: add_u64(res, "data_block_size", vi.data_block_size);
 	k = k ?: add_u64(res, "hash_block_size", vi.hash_block_size);
 	k = k ?: add_u64(res, "data_blocks", vi.data_blocks);
-	k = k
-		    ?: add_str(res, "status", vi.corrupted ? "corrupted" : "verified",
-			       strlen(vi.corrupted ? "corrupted" : "verified"));
-	return k;
+	return k ?: add_str(res, "status", status, strlen(status));
 }
 
 /* fsinfo() of fd, or what the fallbacks know; "step" names the one that

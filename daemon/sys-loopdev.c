@@ -39,12 +39,6 @@ bool loopdev_uuid_valid(const char *s)
 	return true;
 }
 
-/* The image for libblkid to read: an open file description of mountd's
- * own (libblkid seeks, and the caller's file offset is the caller's),
- * read-only, made through /proc's link to the caller's fd.  Only from an
- * fd the caller can read through: reading from the copy gives it nothing
- * it did not have.  Reads go to the file's page cache, not through the
- * loop device's queue. */
 /* The loop device reads (and writes) with mountd's rights through
  * whatever file the fd names: only as far as the caller's open allowed.
  * Not through an O_PATH or write-only fd.  Its F_GETFL into ret_flags. */
@@ -61,6 +55,12 @@ static int image_fd_readable(int image_fd, int *ret_flags)
 	return 0;
 }
 
+/* The image for libblkid to read: an open file description of mountd's
+ * own (libblkid seeks, and the caller's file offset is the caller's),
+ * read-only, made through /proc's link to the caller's fd.  Only from an
+ * fd the caller can read through: reading from the copy gives it nothing
+ * it did not have.  Reads go to the file's page cache, not through the
+ * loop device's queue. */
 int loopdev_image_reader(int image_fd, int *ret)
 {
 	int proc = worker_host_dir(WORKER_HOST_PROC), fd, r;
