@@ -112,6 +112,23 @@ int worker_host_devname(dev_t rdev, char **ret)
 	return -ENODEV;
 }
 
+int worker_host_block_attr(dev_t rdev, const char *attr, char *buf, size_t size)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%u:%u/%s", major(rdev), minor(rdev), attr) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = worker_host_fopen(WORKER_HOST_SYS_DEV_BLOCK, path);
+	if (!f)
+		return negative_errno();
+	if (!fgets(buf, (int)size, f))
+		return ferror(f) ? -EIO : -ENODATA;
+	buf[strcspn(buf, "\n")] = 0;
+	return *buf ? 0 : -ENODATA;
+}
+
 int worker_in_host_root(int (*fn)(void *userdata), void *userdata)
 {
 	_cleanup_close_ int here = -EBADF, cwd = -EBADF;

@@ -67,6 +67,10 @@ FILE *worker_host_fopen(WorkerHostDir d, const char *rel);
  * (to be freed): the kernel's own name for it, made by devtmpfs before
  * the device is announced, so there without waiting for udev. */
 int worker_host_devname(dev_t rdev, char **ret);
+/* The first line of attribute attr ("diskseq", "dm/name") of block device
+ * rdev in mountd's /sys, without its newline, into buf; -ENOENT when the
+ * device (or it) has no such attribute, -ENODATA when it is empty. */
+int worker_host_block_attr(dev_t rdev, const char *attr, char *buf, size_t size);
 
 /* fn with the worker's "/" and working directory at mountd's own root, and
  * back: the names the kernel resolves in fn (a block device the superblock

@@ -36,20 +36,18 @@ static unsigned devices_per_user(void)
 	return (unsigned)n;
 }
 
-/* A line of /sys/dev/block/MAJ:MIN/NAME as a number; -errno when the
- * device is gone. */
-static int sys_number(unsigned maj, unsigned min, const char *name, uint64_t *ret)
+/* Block device attribute name as a number; -errno when the device is
+ * gone. */
+static int sys_number(dev_t dev, const char *name, uint64_t *ret)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	char path[64];
+	char line[32], *end;
+	int r = worker_host_block_attr(dev, name, line, sizeof(line));
 
-	snprintf(path, sizeof(path), "%u:%u/%s", maj, min, name);
-	f = worker_host_fopen(WORKER_HOST_SYS_DEV_BLOCK, path);
-	if (!f)
-		return negative_errno();
-	if (fscanf(f, "%" SCNu64, ret) != 1)
-		return -EIO;
-	return 0;
+	if (r < 0)
+		return r;
+	errno = 0;
+	*ret = strtoull(line, &end, 10);
+	return errno || *end ? -EIO : 0;
 }
 
 /* The devices a record still stands for: its weight while the device is
@@ -63,8 +61,8 @@ static int record_weight(const char *name)
 	if (sscanf(name, "%u:%u:%" SCNu64 ":%u%n", &maj, &min, &seq, &weight, &n) != 4 || n < 0 ||
 	    name[n] || weight == 0 || weight > 3)
 		return -1;
-	if (sys_number(maj, min, "diskseq", &now) < 0 || now != seq ||
-	    sys_number(maj, min, "size", &size) < 0 || size == 0)
+	if (sys_number(makedev(maj, min), "diskseq", &now) < 0 || now != seq ||
+	    sys_number(makedev(maj, min), "size", &size) < 0 || size == 0)
 		return 0;
 	return (int)weight;
 }
@@ -162,7 +160,7 @@ int device_ledger_add(DeviceLedger *l, int device_fd, unsigned weight, MntLog *l
 	if (fstat(device_fd, &st) < 0 || !S_ISBLK(st.st_mode))
 		r = -ENOTBLK;
 	else
-		r = sys_number(major(st.st_rdev), minor(st.st_rdev), "diskseq", &seq);
+		r = sys_number(st.st_rdev, "diskseq", &seq);
 	if (r < 0) {
 		mnt_log_fail(log, "devices");
 		return r;

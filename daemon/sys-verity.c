@@ -620,23 +620,6 @@ void verity_info_done(VerityInfo *i)
 	*i = (VerityInfo){};
 }
 
-/* The device-mapper name of block device dev ("" where it is no dm
- * device): from mountd's /sys. */
-static int dm_name(dev_t dev, char *ret, size_t size)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	char path[64];
-
-	snprintf(path, sizeof(path), "%u:%u/dm/name", major(dev), minor(dev));
-	f = worker_host_fopen(WORKER_HOST_SYS_DEV_BLOCK, path);
-	if (!f)
-		return errno == ENOENT ? -ENODATA : negative_errno();
-	if (!fgets(ret, (int)size, f))
-		return -ENODATA;
-	ret[strcspn(ret, "\n")] = 0;
-	return *ret ? 0 : -ENODATA;
-}
-
 static int info_from_table(void *userdata)
 {
 	VerityInfo *i = userdata;
@@ -683,9 +666,10 @@ int verity_info(int fd, VerityInfo *ret)
 
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
-	r = dm_name(st.st_dev, name, sizeof(name));
+	/* The device-mapper name: none where it is no dm device. */
+	r = worker_host_block_attr(st.st_dev, "dm/name", name, sizeof(name));
 	if (r < 0)
-		return r;
+		return r == -ENOENT ? -ENODATA : r;
 	i.name = strdup(name);
 	if (!i.name)
 		return -ENOMEM;
