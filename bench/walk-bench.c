@@ -29,7 +29,7 @@
  * asserted about time.
  *
  *   walk-bench [EXTRA[:ROUNDS] | peers:PEERS[:ROUNDS] ...]
- *                              default: peers:1000:5 1000:15 10000:11 30000:9
+ *                              default: peers:1000:5 1000:31 10000:11 30000:9
  *
  * The mount counts are cumulative: 10000 means 9000 more after the 1000.
  * peers:N times (a), (b) and the walk without (e) and with (f)
@@ -932,7 +932,7 @@ static int run_size(Method *m, size_t nm, unsigned extra, unsigned rounds)
 
 int main(int argc, char **argv)
 {
-	static const char *defaults[] = {"peers:1000:5", "1000:15", "10000:11", "30000:9"};
+	static const char *defaults[] = {"peers:1000:5", "1000:31", "10000:11", "30000:9"};
 	const char **sizes = argc > 1 ? (const char **)argv + 1 : defaults;
 	int nsizes = argc > 1 ? argc - 1 : 4, rc = 0;
 	char note_c[256];
