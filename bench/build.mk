@@ -11,6 +11,11 @@ $(B)/bench/load-bench: $(B)/bench/load-bench.o $(B)/libmountd-client.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 GUEST_PROGS += $(B)/bench/load-bench
 
+# A node's worth of containers: first touches of hundreds of namespaces.
+$(B)/bench/ns-bench: $(B)/bench/ns-bench.o $(B)/libmountd-client.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+GUEST_PROGS += $(B)/bench/ns-bench
+
 # Every mount's information: mountinfo vs statmount vs fsinfo() (no library).
 $(B)/bench/walk-bench: $(B)/bench/walk-bench.o
 	$(CC) $(CFLAGS) -o $@ $^
