@@ -341,7 +341,8 @@ int main(int argc, char **argv)
 			die("GetInfo");
 	}
 	idle = mountd_use();
-	printf("ns-bench: N namespaces, root's tmpfs Create+Unmount by pid into each, twice in a row, "
+	printf("ns-bench: N namespaces, root's tmpfs Create+Unmount by pid into each, twice in a "
+	       "row, "
 	       "one namespace after the other; two passes. mountd before: %u tasks, %ld KiB\n",
 	       idle.tasks, idle.pss_kib);
 	printf("%-6s %-4s %6s %7s %11s %11s %11s %9s %6s %9s\n", "ns", "pass", "pairs", "errors",
@@ -378,10 +379,14 @@ int main(int argc, char **argv)
 			if (p.errors)
 				printf("       last error: %s\n", p.last_error);
 			if (csv) {
-				fprintf(csv, "namespaces,first touch %u ns pass %u,%.1f,%.1f,%.1f,%.2f,\n",
+				fprintf(csv,
+					"namespaces,first touch %u ns pass "
+					"%u,%.1f,%.1f,%.1f,%.2f,\n",
 					n_targets, k + 1, f.median * 1e6, f.min * 1e6, f.max * 1e6,
 					f.median / v.median);
-				fprintf(csv, "namespaces,served before %u ns pass %u,%.1f,%.1f,%.1f,1,\n",
+				fprintf(csv,
+					"namespaces,served before %u ns pass "
+					"%u,%.1f,%.1f,%.1f,1,\n",
 					n_targets, k + 1, v.median * 1e6, v.min * 1e6, v.max * 1e6);
 			}
 			free(p.first);
