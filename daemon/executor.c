@@ -34,13 +34,21 @@ enum {
 	MSG_TEXT_IN_MEMFD = 1 << 0, /* the last fd holds the text */
 	MSG_NO_ANSWER = 1 << 1,	    /* the handler failed */
 	MSG_ROOT = 1 << 2,	    /* a worker's first: its namespace's root */
+	MSG_REPLY_FD = 1 << 3,	    /* a job's: the last fd is the client's socket */
 };
 
 typedef struct MsgHeader {
 	uint32_t magic;
 	uint32_t flags;
-	uint32_t size; /* of the inline text, NUL included */
+	uint32_t size;	  /* of the inline text, NUL included */
+	uint32_t written; /* an answer's: bytes of it the worker wrote itself */
 } MsgHeader;
+
+/* Who may write a job's answer to the client's lent socket, in a word the
+ * loop and the worker share (MAP_SHARED, one page each worker): the worker
+ * only after LENT -> WRITING, the loop's own answer (timeout, a dead
+ * worker) only after LENT -> REVOKED.  Whichever wins, the other knows. */
+enum { TOKEN_NONE, TOKEN_LENT, TOKEN_WRITING, TOKEN_REVOKED };
 
 typedef struct Job Job;
 typedef struct Worker Worker;
@@ -60,6 +68,8 @@ struct Job {
 	sd_event_source *deadline;
 	Worker *worker; /* while it runs */
 	bool queued;
+	bool lent; /* its last fd is the client's socket (MSG_REPLY_FD) */
+	bool lost; /* its worker began to write to that socket, then went */
 	TAILQ_ENTRY(Job) queue;
 	LIST_ENTRY(Job) all;
 };
@@ -74,6 +84,7 @@ struct Worker {
 	bool retiring;
 	pid_t pid;
 	int pidfd, sock;
+	int *token; /* shared with the worker: TOKEN_* of its job */
 	sd_event_source *sock_source, *pid_source, *idle_source;
 	uint64_t idle_since; /* CLOCK_MONOTONIC of its last answer */
 	Job *job;
@@ -123,8 +134,8 @@ void exec_reply_done(ExecReply *r)
 
 /* ---- messages ------------------------------------------------------------------ */
 
-static int send_message(int sock, const char *text, uint32_t flags, const int *fds, size_t n_fds,
-			int send_flags)
+static int send_message_written(int sock, const char *text, uint32_t flags, uint32_t written,
+				const int *fds, size_t n_fds, int send_flags)
 {
 	union {
 		struct cmsghdr h;
@@ -132,7 +143,7 @@ static int send_message(int sock, const char *text, uint32_t flags, const int *f
 	} control = {};
 	_cleanup_close_ int memfd = -EBADF;
 	size_t size = text ? strlen(text) + 1 : 0;
-	MsgHeader h = {.magic = EXEC_MAGIC, .flags = flags};
+	MsgHeader h = {.magic = EXEC_MAGIC, .flags = flags, .written = written};
 	struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof(h)}};
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 1};
 	int all[EXEC_FDS_MAX + 1];
@@ -179,6 +190,12 @@ static int send_message(int sock, const char *text, uint32_t flags, const int *f
 	return sendmsg(sock, &mh, MSG_NOSIGNAL | send_flags) < 0 ? negative_errno() : 0;
 }
 
+static int send_message(int sock, const char *text, uint32_t flags, const int *fds, size_t n_fds,
+			int send_flags)
+{
+	return send_message_written(sock, text, flags, 0, fds, n_fds, send_flags);
+}
+
 static int read_memfd(int fd, char **ret)
 {
 	struct stat st;
@@ -211,8 +228,9 @@ static int read_memfd(int fd, char **ret)
 
 /* One message: 0 with its text (NULL for none) and fds, or -EPIPE at EOF,
  * or another negative errno for a broken message. */
-static int recv_message(int sock, int recv_flags, uint32_t *ret_flags, char **ret_text,
-			int **ret_fds, size_t *ret_n_fds)
+static int recv_message_written(int sock, int recv_flags, uint32_t *ret_flags,
+				uint32_t *ret_written, char **ret_text, int **ret_fds,
+				size_t *ret_n_fds)
 {
 	union {
 		struct cmsghdr h;
@@ -277,14 +295,41 @@ static int recv_message(int sock, int recv_flags, uint32_t *ret_flags, char **re
 		return r;
 	}
 	*ret_flags = h.flags;
+	if (ret_written)
+		*ret_written = h.written;
 	*ret_fds = TAKE_PTR(fds);
 	*ret_n_fds = n_fds;
 	return 0;
 }
 
+static int recv_message(int sock, int recv_flags, uint32_t *ret_flags, char **ret_text,
+			int **ret_fds, size_t *ret_n_fds)
+{
+	return recv_message_written(sock, recv_flags, ret_flags, NULL, ret_text, ret_fds,
+				    ret_n_fds);
+}
+
 /* ---- the worker process ------------------------------------------------------------ */
 
-_Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid_t parent)
+/* The answer straight to the client whose socket came with the job, when
+ * it is small and carries no fds and the loop has not taken the socket
+ * back: the bytes written, 0 when none (the loop then writes it all). */
+static uint32_t worker_write_answer(int fd, const ExecReply *reply, int *token)
+{
+	size_t size = reply->json ? strlen(reply->json) + 1 : 0;
+	int lent = TOKEN_LENT;
+	ssize_t n;
+
+	if (size == 0 || size > EXEC_DIRECT_MAX || reply->n_fds > 0 ||
+	    !__atomic_compare_exchange_n(token, &lent, TOKEN_WRITING, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return 0;
+	n = send(fd, reply->json, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return n > 0 ? (uint32_t)n : 0;
+}
+
+_Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid_t parent,
+				  int *token)
 {
 	sigset_t all;
 
@@ -320,9 +365,10 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 	for (;;) {
 		_cleanup_free_ int *fds = NULL;
 		_cleanup_free_ char *text = NULL;
+		_cleanup_close_ int client = -EBADF;
 		ExecReply reply = {};
+		uint32_t flags, written = 0;
 		size_t n_fds;
-		uint32_t flags;
 		int r;
 
 		r = recv_message(sock, 0, &flags, &text, &fds, &n_fds);
@@ -330,12 +376,20 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 			_exit(0);
 		if (r < 0 || !text)
 			_exit(1);
+		if ((flags & MSG_REPLY_FD) && n_fds > 0)
+			client = fds[--n_fds];
 		r = handler(text, fds, n_fds, &reply);
+		/* The trace fd among them: its reader's EOF comes before the
+		 * answer, whoever writes that. */
 		close_many(fds, n_fds);
+		if (r >= 0 && client >= 0)
+			written = worker_write_answer(client, &reply, token);
+		client = safe_close(client);
 		if (r < 0 || !reply.json)
 			r = send_message(sock, NULL, MSG_NO_ANSWER, NULL, 0, 0);
 		else
-			r = send_message(sock, reply.json, 0, reply.fds, reply.n_fds, 0);
+			r = send_message_written(sock, reply.json, 0, written, reply.fds,
+						 reply.n_fds, 0);
 		exec_reply_done(&reply);
 		if (r < 0)
 			_exit(1);
@@ -400,9 +454,28 @@ static void job_free(Job *j)
 }
 
 /* Answer a job and forget it; the caller's next one may start. */
+/* Whether the loop may answer j itself: its client's socket, if lent, is
+ * taken back unless its worker began to write to it. */
+static bool job_take_back(Job *j)
+{
+	int lent = TOKEN_LENT;
+
+	if (!j->lent || !j->worker || j->lost)
+		return !j->lost;
+	return __atomic_compare_exchange_n(j->worker->token, &lent, TOKEN_REVOKED, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) ||
+	       lent == TOKEN_REVOKED;
+}
+
 static void job_finish(Job *j, int r, ExecReply *reply)
 {
 	ExecReply empty = {.owner_pidfd = -EBADF, .nsfs = -EBADF};
+
+	/* Answered by the loop (the worker timed out, died, broke, mountd
+	 * stops): the connection ends instead if the worker may have written
+	 * part of an answer. */
+	if (r < 0 && !job_take_back(j))
+		r = -ECONNABORTED;
 
 	j->done(r, reply ?: &empty, j->userdata);
 	exec_reply_done(&empty);
@@ -587,10 +660,11 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	Worker *w = userdata;
 	_cleanup_free_ char *text = NULL;
 	ExecReply reply = {};
-	uint32_t flags = 0;
+	uint32_t flags = 0, written = 0;
 	int r;
 
-	r = recv_message(fd, MSG_DONTWAIT, &flags, &text, &reply.fds, &reply.n_fds);
+	r = recv_message_written(fd, MSG_DONTWAIT, &flags, &written, &text, &reply.fds,
+				 &reply.n_fds);
 	if (r == -EAGAIN)
 		return 0;
 	if (r >= 0 && (flags & MSG_ROOT)) {
@@ -613,6 +687,7 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 		return 0;
 	}
 	reply.json = TAKE_PTR(text);
+	reply.written = written <= strlen(reply.json) + 1 ? written : 0;
 	reply.owner_pidfd = w->job->owner_pidfd;
 	reply.nsfs = w->job->nsfs;
 	(void)sd_event_now(w->x->event, CLOCK_MONOTONIC, &w->idle_since);
@@ -638,6 +713,8 @@ static void worker_free(Worker *w)
 	x->n_workers--;
 	sd_event_source_disable_unref(w->pid_source);
 	safe_close(w->pidfd);
+	if (w->token)
+		munmap(w->token, sizeof(*w->token));
 	free(w);
 	/* Room for a job that waited for a worker. */
 	dispatch_all(x);
@@ -648,27 +725,40 @@ static int worker_spawn(Executor *x, Group *g, int nsfs, Worker **ret)
 	_cleanup_free_ Worker *w = calloc(1, sizeof(Worker));
 	int pair[2], r;
 	pid_t parent = getpid(), pid;
+	int *token;
 
 	if (!w)
 		return -ENOMEM;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+	token = mmap(NULL, sizeof(*token), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		     0);
+	if (token == MAP_FAILED)
 		return negative_errno();
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		r = negative_errno();
+		munmap(token, sizeof(*token));
+		return r;
+	}
 	pid = fork();
 	if (pid < 0) {
 		r = negative_errno();
 		close_many(pair, 2);
+		munmap(token, sizeof(*token));
 		return r;
 	}
 	if (pid == 0)
-		worker_main(pair[1], nsfs, x->handler, parent);
+		worker_main(pair[1], nsfs, x->handler, parent, token);
 	safe_close(pair[1]);
-	*w = (Worker){.x = x, .principal = g->key.principal, .pid = pid, .sock = pair[0]};
+	/* This worker's word, not the next one's. */
+	(void)madvise(token, sizeof(*token), MADV_DONTFORK);
+	*w = (Worker){
+		.x = x, .principal = g->key.principal, .pid = pid, .sock = pair[0], .token = token};
 	w->pidfd = pidfd_open(pid, 0);
 	if (w->pidfd < 0) {
 		r = negative_errno();
 		(void)kill(pid, SIGKILL);
 		(void)waitpid(pid, NULL, 0);
 		safe_close(w->sock);
+		munmap(w->token, sizeof(*w->token));
 		return r;
 	}
 	LIST_INSERT_HEAD(&x->workers, w, all);
@@ -724,7 +814,8 @@ static int job_start(Job *j, const int *fds, size_t n_fds)
 		fds = j->fds;
 		n_fds = j->n_fds;
 	}
-	r = send_message(w->sock, j->request, 0, fds, n_fds, MSG_DONTWAIT);
+	*w->token = j->lent ? TOKEN_LENT : TOKEN_NONE;
+	r = send_message(w->sock, j->request, j->lent ? MSG_REPLY_FD : 0, fds, n_fds, MSG_DONTWAIT);
 	if (r < 0) {
 		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
 		worker_close(w);
@@ -802,15 +893,21 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 }
 
 int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_pidfd,
-		    const char *request, const int *fds, size_t n_fds, uint64_t timeout_usec,
-		    ExecDoneFn done, void *userdata)
+		    const char *request, const int *fds_in, size_t n_fds, int reply_fd,
+		    uint64_t timeout_usec, ExecDoneFn done, void *userdata)
 {
+	int fds[EXEC_FDS_MAX + 1];
 	Caller *c;
 	Job *j;
 	int r;
 
-	if (n_fds > EXEC_FDS_MAX)
+	if (n_fds + (reply_fd >= 0) > EXEC_FDS_MAX)
 		return -E2BIG;
+	/* The client's socket goes last, as MSG_REPLY_FD says. */
+	if (n_fds)
+		memcpy(fds, fds_in, sizeof(int) * n_fds);
+	if (reply_fd >= 0)
+		fds[n_fds++] = reply_fd;
 	c = caller_get(x, key->principal);
 	if (!c)
 		return -ENOMEM;
@@ -828,7 +925,8 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 		   .done = done,
 		   .userdata = userdata,
 		   .nsfs = *mntns_fd,
-		   .owner_pidfd = owner_pidfd ? *owner_pidfd : -EBADF};
+		   .owner_pidfd = owner_pidfd ? *owner_pidfd : -EBADF,
+		   .lent = reply_fd >= 0};
 	j->request = strdup(request);
 	j->fds = calloc(n_fds ?: 1, sizeof(int));
 	r = j->nsfs < 0 ? -EBADF : !j->request || !j->fds ? -ENOMEM : 0;
@@ -903,6 +1001,7 @@ Executor *executor_free(Executor *x)
 		if (w->job) {
 			Job *j = w->job;
 
+			j->lost = !job_take_back(j);
 			j->worker = NULL;
 			w->job = NULL;
 			j->caller->n_busy--;

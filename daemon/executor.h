@@ -50,6 +50,8 @@
 #define EXEC_QUEUED_PER_UID 64U
 #define EXEC_IDLE_USEC	    (10ULL * 1000 * 1000)
 #define EXEC_FDS_MAX	    64U
+/* The largest answer a worker writes to the client itself (one hop). */
+#define EXEC_DIRECT_MAX	    (16U * 1024)
 
 typedef struct Executor Executor;
 
@@ -71,6 +73,9 @@ typedef struct ExecReply {
 	 * namespace as an nsfs fd. */
 	int owner_pidfd;
 	int nsfs;
+	/* Bytes of json (its NUL included) the worker wrote to the client's
+	 * socket itself (executor_submit()'s reply_fd); 0: none. */
+	size_t written;
 } ExecReply;
 
 void exec_reply_done(ExecReply *r);
@@ -87,7 +92,8 @@ typedef int (*ExecHandlerFn)(const char *request, int *fds, size_t n_fds, ExecRe
 /* In the event loop, once per submitted request.  r == 0: reply is the
  * handler's answer (the callee may steal json and fds, setting them to
  * NULL / n_fds 0).  r < 0: -ETIMEDOUT, -ECONNRESET (the worker died), -EIO,
- * -ECANCELED (executor freed). */
+ * -ECANCELED (executor freed), -ECONNABORTED (any of those after the worker
+ * began to write to the client's lent socket itself). */
 typedef void (*ExecDoneFn)(int r, ExecReply *reply, void *userdata);
 
 /* idle_usec: how long an idle worker stays (EXEC_IDLE_USEC by default). */
@@ -102,9 +108,14 @@ Executor *executor_free(Executor *x);
  * which saves a copy and a close a request), left to the caller on
  * failure.  fds are borrowed: the executor keeps its own copies until they
  * are sent.  -EAGAIN when the uid has too many requests waiting. */
+/* reply_fd (borrowed; -EBADF: none): the client's socket, lent for the
+ * answer to go straight from the worker to the client, one hop, when it
+ * has at most EXEC_DIRECT_MAX bytes and no fds; the done callback then
+ * has reply->written, or r == -ECONNABORTED when the worker may have
+ * written part of it and can no longer say (the connection must close). */
 int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_pidfd,
-		    const char *request, const int *fds, size_t n_fds, uint64_t timeout_usec,
-		    ExecDoneFn done, void *userdata);
+		    const char *request, const int *fds, size_t n_fds, int reply_fd,
+		    uint64_t timeout_usec, ExecDoneFn done, void *userdata);
 
 /* The root of mount namespace mntns_id as its workers see it (borrowed),
  * while a key of that namespace has workers; -EBADF otherwise.  Each

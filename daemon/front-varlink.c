@@ -14,6 +14,7 @@
 #include "json-scan.h"
 #include "log.h"
 #include "ops-names.h"
+#include "executor.h"
 #include "request.h"
 #include "util.h"
 #include "front-varlink.h"
@@ -46,6 +47,18 @@ static const OpsMethod *call_method(VarlinkCall *call)
 	return ops_method_find(dot ? dot + 1 : name);
 }
 
+/* Only when an answer of the most a worker writes itself would be sent
+ * at all: a server whose message limit is lower (MemoryMax=) keeps its
+ * ReplyTooLarge. */
+static int vm_lend_socket(void *userdata)
+{
+	VmCall *v = userdata;
+
+	if (varlink_server_get_max_message_size(varlink_call_server(v->call)) < EXEC_DIRECT_MAX)
+		return -EBUSY;
+	return varlink_call_lend_socket(v->call);
+}
+
 /* The call as request.c takes it: the method, the parameters as sent, the
  * fds by index and who asked. */
 static int vm_call_new(VarlinkCall *call, json_object *parameters, RequestCall *rc, VmCall **ret)
@@ -76,6 +89,7 @@ static int vm_call_new(VarlinkCall *call, json_object *parameters, RequestCall *
 			   .pid = uc.pid,
 			   .principal = varlink_call_get_peer_principal(call)},
 		.parameters_as_text = true,
+		.lend_socket = vm_lend_socket,
 	};
 	rc->caller.comm = varlink_call_get_peer_comm(call);
 	rc->caller.pidfd = varlink_call_get_peer_pidfd(call);
@@ -98,6 +112,16 @@ static void vm_send(VarlinkCall *call, RequestAnswer *a)
 {
 	int r;
 
+	if (a->lent_lost) {
+		varlink_call_lent_lost(call);
+		return;
+	}
+	if (a->lent_written > 0) {
+		(void)varlink_call_lent_answered(call, a->lent_message, a->lent_written);
+		return;
+	}
+	/* Lent but not written to: the answer is the loop's to write. */
+	varlink_call_lend_end(call);
 	if (a->error) {
 		r = varlink_call_error(call, a->error, TAKE_PTR(a->parameters));
 	} else {
@@ -313,8 +337,11 @@ static int method_call(VarlinkCall *call, json_object *parameters, VarlinkCallFl
 	rc.done = vm_done;
 	rc.drop_fd = vm_drop_fd;
 	r = request_start(&rc);
-	if (r < 0)
+	if (r < 0) {
+		/* Lent for a job that did not start: answered here. */
+		varlink_call_lend_end(call);
 		vm_call_free(v);
+	}
 	return r;
 }
 

@@ -67,12 +67,16 @@ int request_answer_errno(int r, RequestAnswer *ret)
 	return ops_error_encode(NULL, NULL, r, NULL, &ret->error, &ret->parameters);
 }
 
-static void answer_failure(const RequestCall *c, const void *req, int r, const MntLog *log)
+/* lent_lost: the worker may have written part of an answer to the client
+ * itself; the record says what failed, the connection ends. */
+static void answer_failure(const RequestCall *c, const void *req, int r, const MntLog *log,
+			   bool lent_lost)
 {
 	RequestAnswer a = {};
 
 	if (ops_error_encode(c->method, req, r, log, &a.error, &a.parameters) < 0)
 		(void)request_answer_errno(-ENOMEM, &a);
+	a.lent_lost = lent_lost;
 	answer(c, &a);
 }
 
@@ -81,14 +85,14 @@ static void answer_invalid(const RequestCall *c, int r, const char *field)
 	RequestAnswer a = {};
 
 	if (r == -ENOMEM) {
-		answer_failure(c, NULL, r, NULL);
+		answer_failure(c, NULL, r, NULL, false);
 		return;
 	}
 	a.error = OPS_ERROR_NAME_INVALID_PARAMETER;
 	a.parameters = json_object_new_object();
 	if (json_add(a.parameters, "parameter", json_object_new_string(field)) < 0) {
 		json_object_put(a.parameters);
-		answer_failure(c, NULL, -ENOMEM, NULL);
+		answer_failure(c, NULL, -ENOMEM, NULL, false);
 		return;
 	}
 	answer(c, &a);
@@ -313,7 +317,11 @@ static void submitted_done(int r, ExecReply *reply, void *userdata)
 		log_notice("%s into a namespace whose last process exited during the request: "
 			   "made, and there for as long as something holds the namespace",
 			   sub->call.method->name);
-	if (r >= 0 && sub->call.parameters_as_text) {
+	if (r >= 0 && reply->written > 0) {
+		/* Out already, as the worker wrote it: parsed for the record. */
+		a.lent_message = reply->json;
+		a.lent_written = reply->written;
+	} else if (r >= 0 && sub->call.parameters_as_text) {
 		a.parameters = parameters_as_text(&reply->json);
 		a.text = a.parameters ? json_object_get_userdata(a.parameters) : NULL;
 	}
@@ -330,7 +338,7 @@ static void submitted_done(int r, ExecReply *reply, void *userdata)
 		 * (-EAGAIN). */
 		if (r != -EAGAIN)
 			mnt_log_fail(&log, "worker");
-		answer_failure(&sub->call, NULL, r, &log);
+		answer_failure(&sub->call, NULL, r, &log, r == -ECONNABORTED);
 	} else {
 		if (msg && json_object_object_get_ex(msg, "error", &v))
 			a.error = json_object_get_string(v);
@@ -441,6 +449,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	 * names the nsfs too: the job keeps it open until it is sent). */
 	r = executor_submit(executor, &key, &target->nsfs,
 			    target->id == own_ns_id ? NULL : &target->pidfd, text, fds, n,
+			    c->lend_socket ? c->lend_socket(c->userdata) : -EBADF,
 			    REQUEST_TIMEOUT_USEC, submitted_done, sub);
 	if (r < 0) {
 		submitted_free(sub);
@@ -573,7 +582,7 @@ denied:
 	answer_denied(c, reason);
 	return 1;
 failed:
-	answer_failure(c, req, r, &log);
+	answer_failure(c, req, r, &log, false);
 	return 1;
 }
 
@@ -619,7 +628,7 @@ static void run_prepared(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	if (r < 0) {
 		_cleanup_(mnt_log_done) MntLog log = {};
 
-		answer_failure(c, req, r, &log);
+		answer_failure(c, req, r, &log, false);
 	}
 }
 
@@ -703,7 +712,7 @@ static void on_polkit(int authorized, void *userdata)
 		/* Not run without naming who authorized it (the audit record). */
 		if (asprintf(&by, "polkit: %s", p->action) < 0) {
 			by = NULL;
-			answer_failure(&p->call, p->req, -ENOMEM, NULL);
+			answer_failure(&p->call, p->req, -ENOMEM, NULL, false);
 		} else {
 			p->call.authorized_by = by;
 			p->call.images_signed_only = streq(p->action, POLKIT_ACTION_SIGNED_IMAGE);
@@ -758,7 +767,7 @@ static int start(const RequestCall *c)
 
 		/* No memory to wait for polkit is no denial: InternalError. */
 		if (!p)
-			answer_failure(c, req, -ENOMEM, NULL);
+			answer_failure(c, req, -ENOMEM, NULL, false);
 		else {
 			*p = (Pending){.call = *c,
 				       .req = req,

@@ -30,6 +30,14 @@ typedef struct RequestAnswer {
 	const char *text;
 	int *fds; /* owned; parameters name them by index */
 	size_t n_fds;
+	/* The worker wrote the answer to the client itself, on the socket
+	 * lend_socket() gave: the first lent_written bytes of lent_message
+	 * (the whole message, borrowed), the front end sends the rest.
+	 * lent_lost: it began to and could not say how far it got; the
+	 * connection ends.  Both unset: the front end answers as usual. */
+	const char *lent_message;
+	size_t lent_written;
+	bool lent_lost;
 } RequestAnswer;
 
 void request_answer_done(RequestAnswer *a);
@@ -57,6 +65,10 @@ typedef struct RequestCall {
 	const char *authorized_by;
 	/* request.c's: images only if a trusted key signed them. */
 	bool images_signed_only;
+	/* The client's socket, lent for a worker to write the answer itself
+	 * (one hop), or negative when the front end cannot lend it now (NULL:
+	 * never, as with D-Bus); the answer then says what became of it. */
+	int (*lend_socket)(void *userdata);
 } RequestCall;
 
 /* Start the executor, whose idle workers end after worker_idle_usec;

@@ -202,6 +202,21 @@ void vl_conn_feed(Connection *conn)
 	conn->busy = busy;
 }
 
+/* Write what the answer functions queued, now, when the answer comes from
+ * outside the connection's pass (see call_answer()). */
+static void call_write_now(VarlinkCall *c)
+{
+	Connection *conn = c->conn;
+
+	if (!conn->busy && conn->linked) {
+		vl_conn_ref(conn);
+		vl_conn_feed(conn);
+		vl_conn_update_events(conn);
+		vl_conn_settle(conn);
+		vl_conn_unref(conn);
+	}
+}
+
 static int call_answer(VarlinkCall *c, const char *error, json_object *parameters, bool continues)
 {
 	_cleanup_json_ json_object *params = parameters;
@@ -211,6 +226,8 @@ static int call_answer(VarlinkCall *c, const char *error, json_object *parameter
 		return -EINVAL;
 	if (c->answered)
 		return -EALREADY;
+	if (c->conn->lent && c->conn->active == c)
+		return -EBUSY;
 	if (continues && !(c->flags & VARLINK_CALL_MORE))
 		return -EINVAL;
 	if (params && !json_object_is_type(params, json_type_object))
@@ -244,15 +261,70 @@ static int call_answer(VarlinkCall *c, const char *error, json_object *parameter
 	 * later, from another event source): write it now rather than one
 	 * loop iteration later, and leave the deferred pass out if that was
 	 * all it had to do.  Inside the pass, the pass writes it. */
-	Connection *conn = c->conn;
-	if (!conn->busy && conn->linked) {
-		vl_conn_ref(conn);
-		vl_conn_feed(conn);
-		vl_conn_update_events(conn);
-		vl_conn_settle(conn);
-		vl_conn_unref(conn);
-	}
+	call_write_now(c);
 	return r;
+}
+
+int varlink_call_lend_socket(VarlinkCall *c)
+{
+	Connection *conn = c->conn;
+
+	if (c->answered || c->flags || conn->active != c || conn->lent ||
+	    !STAILQ_EMPTY(&conn->output) || c->n_out_fds > 0 || conn->fd < 0 ||
+	    vl_conn_is_dead(conn) || conn->closing || conn->overflow)
+		return -EBUSY;
+	conn->lent = true;
+	return conn->fd;
+}
+
+void varlink_call_lend_end(VarlinkCall *c)
+{
+	if (!c->conn->lent || c->conn->active != c)
+		return;
+	c->conn->lent = false;
+	vl_conn_schedule(c->conn);
+	call_write_now(c);
+}
+
+int varlink_call_lent_answered(VarlinkCall *c, const char *message, size_t written)
+{
+	Connection *conn = c->conn;
+	size_t size = strlen(message) + 1;
+
+	if (!conn->lent || conn->active != c || c->answered || written == 0 || written > size)
+		return -EINVAL;
+	conn->lent = false;
+	if (written < size && !vl_conn_is_dead(conn)) {
+		/* The rest, before anything queued meanwhile. */
+		OutMsg *m = calloc(1, sizeof(*m));
+
+		if (!m || !(m->data = malloc(size - written))) {
+			free(m);
+			/* Half an answer cannot be taken back. */
+			call_finish(c);
+			vl_conn_hangup(conn);
+			return -ENOMEM;
+		}
+		memcpy(m->data, message + written, size - written);
+		m->size = size - written;
+		STAILQ_INSERT_HEAD(&conn->output, m, link);
+		conn->out_bytes += m->size;
+	}
+	call_finish(c);
+	call_write_now(c);
+	return 0;
+}
+
+void varlink_call_lent_lost(VarlinkCall *c)
+{
+	Connection *conn = c->conn;
+
+	if (!conn->lent || conn->active != c)
+		return;
+	conn->lent = false;
+	/* Whatever the stream holds now, no answer can follow it. */
+	call_finish(c);
+	vl_conn_hangup(conn);
 }
 
 int varlink_call_reply(VarlinkCall *c, json_object *parameters)

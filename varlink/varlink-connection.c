@@ -276,7 +276,7 @@ void vl_conn_update_events(Connection *conn)
 		else
 			events |= EPOLLIN;
 	}
-	if (!STAILQ_EMPTY(&conn->output))
+	if (!STAILQ_EMPTY(&conn->output) && !conn->lent)
 		events |= EPOLLOUT;
 	/* Even with no events epoll reports EPOLLHUP, which is how a client
 	 * hanging up in the middle of a call is noticed. */
@@ -323,7 +323,7 @@ int vl_conn_enqueue(Connection *conn, json_object *msg, int *fds, unsigned n_fds
  * fds starts its own sendmsg() so the fds arrive with its first byte. */
 void vl_conn_flush(Connection *conn)
 {
-	while (conn->fd >= 0 && !STAILQ_EMPTY(&conn->output)) {
+	while (conn->fd >= 0 && !conn->lent && !STAILQ_EMPTY(&conn->output)) {
 		OutMsg *m = STAILQ_FIRST(&conn->output);
 		struct iovec iov = {.iov_base = m->data + m->sent, .iov_len = m->size - m->sent};
 		union {

@@ -134,6 +134,9 @@ struct Connection {
 	bool closing;  /* protocol violation: flush what is queued, then close */
 	bool hung_up;  /* socket gone */
 	bool overflow; /* client does not read its answers */
+	/* The socket is lent for the active call's answer
+	 * (varlink_call_lend_socket()): nothing is written meanwhile. */
+	bool lent;
 };
 
 struct VarlinkServer {

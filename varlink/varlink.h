@@ -211,6 +211,22 @@ int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter);
 /* error > 0 or < 0; mapping as described at the top. */
 int varlink_call_error_errno(VarlinkCall *c, int error);
 
+/* The connection's socket, lent for c's answer to be written by another
+ * process (mountd's worker, in one hop): the fd, borrowed (to send on, not
+ * to close), or -EBUSY when the answer could not go out first (output
+ * waiting, a "more" or oneway call, fds to send, a connection closing).
+ * While lent the connection writes nothing and c's answer functions fail
+ * with -EBUSY; one of the three below ends it: lend_end() takes the socket
+ * back unused (then answer as usual); lent_answered() says the borrower
+ * wrote the first written bytes of message (a whole answer, NUL not
+ * included) and queues the rest; lent_lost() is for a borrower that may
+ * have written part of an answer and can say no more: the connection is
+ * closed. */
+int varlink_call_lend_socket(VarlinkCall *c);
+void varlink_call_lend_end(VarlinkCall *c);
+int varlink_call_lent_answered(VarlinkCall *c, const char *message, size_t written);
+void varlink_call_lent_lost(VarlinkCall *c);
+
 /* Fds received with the request.  peek: still owned by the call (closed when
  * the call goes away); take: the caller owns it, the slot becomes empty.
  * -ENXIO for an index past the received fds, -EBADF for a taken slot. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -87,6 +88,7 @@ typedef struct Answer {
 	int r;
 	char *text;
 	int fd;
+	size_t written;
 } Answer;
 
 static void on_done(int r, ExecReply *reply, void *userdata)
@@ -96,6 +98,7 @@ static void on_done(int r, ExecReply *reply, void *userdata)
 	a->done = true;
 	a->r = r;
 	a->text = TAKE_PTR(reply->json);
+	a->written = reply->written;
 	if (reply->n_fds > 0) {
 		a->fd = reply->fds[0];
 		reply->fds[0] = -EBADF;
@@ -139,8 +142,8 @@ static int nsfd = -EBADF;
 static uint64_t ns_id;
 
 /* As uid, counted against principal (a user's subuid: the user). */
-static int submit_as(Executor *x, uid_t uid, uid_t principal, int owner, const char *text,
-		     const int *fds, size_t n, uint64_t timeout_ms, Answer *a)
+static int submit_lent(Executor *x, uid_t uid, uid_t principal, int owner, const char *text,
+		       const int *fds, size_t n, int reply_fd, uint64_t timeout_ms, Answer *a)
 {
 	ExecKey key = {.mntns_id = ns_id, .uid = uid, .principal = principal};
 	/* Copies for the executor to take, as request.c's pins are taken. */
@@ -148,8 +151,14 @@ static int submit_as(Executor *x, uid_t uid, uid_t principal, int owner, const c
 	_cleanup_close_ int own = owner >= 0 ? fcntl(owner, F_DUPFD_CLOEXEC, 3) : -EBADF;
 
 	*a = (Answer){.fd = -EBADF};
-	return executor_submit(x, &key, &ns, owner >= 0 ? &own : NULL, text, fds, n,
+	return executor_submit(x, &key, &ns, owner >= 0 ? &own : NULL, text, fds, n, reply_fd,
 			       timeout_ms * 1000, on_done, a);
+}
+
+static int submit_as(Executor *x, uid_t uid, uid_t principal, int owner, const char *text,
+		     const int *fds, size_t n, uint64_t timeout_ms, Answer *a)
+{
+	return submit_lent(x, uid, principal, owner, text, fds, n, -EBADF, timeout_ms, a);
 }
 
 static int submit(Executor *x, uid_t uid, int owner, const char *text, const int *fds, size_t n,
@@ -225,6 +234,41 @@ int main(void)
 		ok(a[0].fd >= 0 && fstat(a[0].fd, &got) == 0 && got.st_ino == st.st_ino,
 		   "the reply's fd came back");
 		answer_done(&a[0]);
+	}
+
+	/* One hop: the answer written by the worker to the client's socket
+	 * itself, unless it has fds; not at all once the loop answered a
+	 * deadline. */
+	{
+		static const char msg[] = "{\"parameters\":{\"x\":1}}";
+		int sv[2] = {-EBADF, -EBADF};
+		_cleanup_close_ int dir = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		char got[64] = "";
+
+		ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0,
+		   "a client's socket");
+		r = submit_lent(x, 0, 0, -EBADF, "echo {\"parameters\":{\"x\":1}}", NULL, 0, sv[0],
+				5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0 && a[0].written == sizeof(msg),
+		   "lent: the worker wrote the whole answer");
+		ok(recv(sv[1], got, sizeof(got), MSG_DONTWAIT) == (ssize_t)sizeof(msg) &&
+			   memcmp(got, msg, sizeof(msg)) == 0,
+		   "lent: the client got it, NUL-terminated");
+		answer_done(&a[0]);
+		r = submit_lent(x, 0, 0, -EBADF, "fd", &dir, 1, sv[0], 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0 && a[0].written == 0 && a[0].fd >= 0,
+		   "lent: an answer with fds is left to the loop");
+		ok(recv(sv[1], got, sizeof(got), MSG_DONTWAIT) < 0 && errno == EAGAIN,
+		   "lent: and nothing was written to the client");
+		answer_done(&a[0]);
+		r = submit_lent(x, 0, 0, -EBADF, "sleep 400", NULL, 0, sv[0], 50, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == -ETIMEDOUT,
+		   "lent: past its deadline the loop answers");
+		usleep(600 * 1000);
+		ok(recv(sv[1], got, sizeof(got), MSG_DONTWAIT) < 0 && errno == EAGAIN,
+		   "lent: and the killed worker wrote nothing after it");
+		answer_done(&a[0]);
+		close_many(sv, 2);
 	}
 
 	/* Reuse: one worker for one key, request after request. */

@@ -446,3 +446,72 @@ void test_fds(void)
 	safe_close(pfd[0]);
 	safe_close(pfd[1]);
 }
+
+/* A Slow call of n, sent and held: the test answers it. */
+static VarlinkCall *held_call(Client *c, int n)
+{
+	char req[96];
+
+	snprintf(req, sizeof(req),
+		 "{\"method\":\"org.example.Test.Slow\",\"parameters\":{\"n\":%d}}", n);
+	client_send(c, req);
+	pump(50);
+	return slow_take();
+}
+
+/* The next answer's parameters.n (-1: none). */
+static int64_t recv_n(Client *c)
+{
+	json_object *a = client_recv(c, 3000);
+	int64_t n = jint(a, "parameters", "n");
+
+	json_object_put(a);
+	return n;
+}
+
+/* A call's socket lent for its answer to be written by another process
+ * (mountd's worker): nothing else is written meanwhile, the rest of an
+ * answer written in part goes first and the next call after it; taken back
+ * unused, the call answers as usual; lost, the connection closes. */
+void test_lend(void)
+{
+	static const char msg[] = "{\"parameters\":{\"n\":7}}";
+	Client *c = client_new();
+	VarlinkCall *vc;
+	int fd;
+
+	client_send(c, "{\"method\":\"org.example.Test.Slow\",\"parameters\":{\"n\":1}}");
+	client_send(c, "{\"method\":\"org.example.Test.Echo\",\"parameters\":{\"n\":2}}");
+	pump(50);
+	vc = slow_take();
+	fd = vc ? varlink_call_lend_socket(vc) : -EBADF;
+	ok(fd >= 0, "lend: the socket of a call with nothing queued before its answer");
+	ok(vc && varlink_call_lend_socket(vc) == -EBUSY, "lend: once at a time");
+	ok(vc && varlink_call_reply(vc, NULL) == -EBUSY,
+	   "lend: the call's own answer fails while the socket is lent");
+	ok(fd >= 0 && write(fd, msg, 5) == 5 && varlink_call_lent_answered(vc, msg, 5) == 0,
+	   "lend: the borrower writes part of the answer and says how much");
+	ok(recv_n(c) == 7, "lend: the client gets the answer whole, once");
+	ok(recv_n(c) == 2, "lend: the call behind it is answered after it");
+	vc = vc ? varlink_call_unref(vc) : NULL;
+
+	vc = held_call(c, 3);
+	ok(vc && varlink_call_lend_socket(vc) >= 0, "lend: again, on the same connection");
+	if (vc) {
+		varlink_call_lend_end(vc);
+		ok(varlink_call_reply(vc, json_tokener_parse("{\"n\":8}")) == 0,
+		   "lend: taken back unused, the call answers as usual");
+	}
+	ok(recv_n(c) == 8, "lend: and the client gets that answer");
+	vc = vc ? varlink_call_unref(vc) : NULL;
+
+	vc = held_call(c, 4);
+	if (vc && varlink_call_lend_socket(vc) >= 0)
+		varlink_call_lent_lost(vc);
+	ok(vc && client_wait_eof(c, 3000),
+	   "lend: a borrower that cannot say what it wrote ends the connection");
+	vc = vc ? varlink_call_unref(vc) : NULL;
+	pump(10);
+	ok(varlink_server_n_active(server) == 0, "lend: no call left behind");
+	client_free(c);
+}

@@ -55,6 +55,11 @@ static int m_slow(VarlinkCall *c, json_object *p, VarlinkCallFlags f, void *ud)
 	return 0;
 }
 
+VarlinkCall *slow_take(void)
+{
+	return n_slow > 0 ? slow_calls[--n_slow] : NULL;
+}
+
 void slow_reply_all(void)
 {
 	for (unsigned i = 0; i < n_slow; i++) {

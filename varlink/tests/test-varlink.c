@@ -80,6 +80,7 @@ int main(void)
 	test_oneway_more();
 	test_drain_and_reply_size();
 	test_fds();
+	test_lend();
 	test_peer_gone_before_accept();
 	test_bad_input();
 	test_hangup();

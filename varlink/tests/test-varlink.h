@@ -39,6 +39,8 @@ extern VarlinkCall *hung_call;
 extern bool hung_disconnected;
 extern unsigned idle_calls;
 void slow_reply_all(void);
+/* The last call Slow holds, its reference handed over (NULL: none). */
+VarlinkCall *slow_take(void);
 
 /* Drain: count answers of a size-byte string each, made by the drain
  * callback as the client reads them. */
@@ -86,6 +88,7 @@ void test_iterations(void);
 void test_oneway_more(void);
 void test_drain_and_reply_size(void);
 void test_fds(void);
+void test_lend(void);
 void test_bad_input(void);
 void test_hangup(void);
 void test_idle_and_drain(void);
