@@ -901,8 +901,11 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 	Job *j;
 	int r;
 
-	if (n_fds + (reply_fd >= 0) > EXEC_FDS_MAX)
+	if (n_fds > EXEC_FDS_MAX)
 		return -E2BIG;
+	/* No room for the client's socket: the loop writes the answer. */
+	if (n_fds == EXEC_FDS_MAX)
+		reply_fd = -EBADF;
 	/* The client's socket goes last, as MSG_REPLY_FD says. */
 	if (n_fds)
 		memcpy(fds, fds_in, sizeof(int) * n_fds);

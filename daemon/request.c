@@ -327,6 +327,15 @@ static void submitted_done(int r, ExecReply *reply, void *userdata)
 	}
 	if (r >= 0 && !a.parameters) {
 		msg = reply->json ? json_tokener_parse(reply->json) : NULL;
+		/* Written already, the answer cannot be taken back for another:
+		 * the record says only that it was not understood here. */
+		if (a.lent_written > 0 && (!msg || !json_object_is_type(msg, json_type_object))) {
+			log_error("a worker's answer, out already, is no JSON object");
+			json_object_put(TAKE_PTR(msg));
+			msg = json_object_new_object();
+			if (msg && json_add(msg, "error", json_object_new_string("EBADMSG")) < 0)
+				json_object_put(TAKE_PTR(msg));
+		}
 		if (!msg || !json_object_is_type(msg, json_type_object))
 			r = -EBADMSG;
 	}
@@ -338,7 +347,7 @@ static void submitted_done(int r, ExecReply *reply, void *userdata)
 		 * (-EAGAIN). */
 		if (r != -EAGAIN)
 			mnt_log_fail(&log, "worker");
-		answer_failure(&sub->call, NULL, r, &log, r == -ECONNABORTED);
+		answer_failure(&sub->call, NULL, r, &log, r == -ECONNABORTED || a.lent_written > 0);
 	} else {
 		if (msg && json_object_object_get_ex(msg, "error", &v))
 			a.error = json_object_get_string(v);

@@ -261,6 +261,18 @@ int main(void)
 		ok(recv(sv[1], got, sizeof(got), MSG_DONTWAIT) < 0 && errno == EAGAIN,
 		   "lent: and nothing was written to the client");
 		answer_done(&a[0]);
+		{
+			int many[EXEC_FDS_MAX];
+
+			for (size_t i = 0; i < EXEC_FDS_MAX; i++)
+				many[i] = dir;
+			r = submit_lent(x, 0, 0, -EBADF, "echo {}", many, EXEC_FDS_MAX, sv[0], 5000,
+					&a[0]);
+			ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0 && a[0].written == 0,
+			   "lent: a request with all the fds it may have still runs, answered by "
+			   "the loop");
+			answer_done(&a[0]);
+		}
 		r = submit_lent(x, 0, 0, -EBADF, "sleep 400", NULL, 0, sv[0], 50, &a[0]);
 		ok(r == 0 && wait_all(e, a, 1) && a[0].r == -ETIMEDOUT,
 		   "lent: past its deadline the loop answers");
