@@ -453,7 +453,6 @@ static void job_free(Job *j)
 	dispatch_all(x);
 }
 
-/* Answer a job and forget it; the caller's next one may start. */
 /* Whether the loop may answer j itself: its client's socket, if lent, is
  * taken back unless its worker began to write to it. */
 static bool job_take_back(Job *j)
@@ -467,6 +466,7 @@ static bool job_take_back(Job *j)
 	       lent == TOKEN_REVOKED;
 }
 
+/* Answer a job and forget it; the caller's next one may start. */
 static void job_finish(Job *j, int r, ExecReply *reply)
 {
 	ExecReply empty = {.owner_pidfd = -EBADF, .nsfs = -EBADF};
