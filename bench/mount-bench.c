@@ -10,6 +10,14 @@
  *   by-pid  the same into another process's namespace: raw setns there and
  *           back around the syscalls, mountd naming the pid, nsenter -m -t
  *           PID mount/umount
+ *   host    the same as by-pid into pid 1's namespace, on its /run: a
+ *           shared mount with copies in the services' namespaces, whose
+ *           mountinfo systemd watches; what a runtime placing mounts on the
+ *           host pays, raw or through mountd
+ *   idle    tmpfs's floor, mountd and reference with 50 ms idle after each
+ *           operation, as requests come from a runtime
+ *   conn    the same, each call on a connection of its own (mountctl, a
+ *           hook, varlinkctl): the reference's round trips too
  *   info    statfs of a path: fsinfo() direct, mountd Info from the bench's
  *           private namespace (a worker answers) and in mountd's own (the
  *           loop answers), statfs() direct
@@ -150,16 +158,24 @@ static void tmpfs_mountctl(void)
 	bench_run((char *const[]){"mountctl", "umount", (char *)bench_dir, NULL});
 }
 
-/* Create + Unmount at bench_dir; ns is "" or a "namespace" member and comma. */
+/* Create's and Unmount's parameters at bench_dir; ns is "" or a
+ * "namespace" member and comma. */
+static void pair_json(const char *ns, char create[static 512], char unmount[static 256])
+{
+	snprintf(create, 512,
+		 "{\"fsType\":\"tmpfs\",\"parameters\":[{\"key\":\"size\",\"type\":\"string\","
+		 "\"value\":\"1m\"}],\"placement\":{%s\"path\":\"%s\"}}",
+		 ns, bench_dir);
+	snprintf(unmount, 256, "{%s\"path\":\"%s\"}", ns, bench_dir);
+}
+
+static char tmpfs_create[512], tmpfs_unmount[256];
+
 static void mountd_pair(const char *ns)
 {
 	char create[512], unmount[256];
 
-	snprintf(create, sizeof(create),
-		 "{\"fsType\":\"tmpfs\",\"parameters\":[{\"key\":\"size\",\"type\":\"string\","
-		 "\"value\":\"1m\"}],\"placement\":{%s\"path\":\"%s\"}}",
-		 ns, bench_dir);
-	snprintf(unmount, sizeof(unmount), "{%s\"path\":\"%s\"}", ns, bench_dir);
+	pair_json(ns, create, unmount);
 	bench_call(bench_client, "Create", create, NULL, 0, NULL);
 	bench_call(bench_client, "Unmount", unmount, NULL, 0, NULL);
 }
@@ -169,17 +185,64 @@ static void tmpfs_mountd(void)
 	mountd_pair("");
 }
 
+/* A runtime's requests come now and then, not back to back: after 50 ms
+ * idle, the caches a tight loop keeps warm (TCG's translations, the CPUs'
+ * own, the scheduler's) are cold again, for the raw syscalls as for mountd. */
+static void idle_settle(void)
+{
+	usleep(50 * 1000);
+}
+
+/* One call on a connection of its own, as mountctl, varlinkctl and a hook
+ * each make one: connect, call, close. */
+static void call_connected(const char *method, const char *json)
+{
+	MountdClient *c;
+
+	if (mountd_client_connect(&c, NULL) < 0)
+		bench_die("connect to mountd");
+	bench_call(c, method, json, NULL, 0, NULL);
+	mountd_client_free(c);
+}
+
+static void conn_mountd(void)
+{
+	call_connected("Create", tmpfs_create);
+	call_connected("Unmount", tmpfs_unmount);
+}
+
+static void conn_reference(void)
+{
+	call_connected("org.varlink.service.GetInfo", "{}");
+	tmpfs_raw();
+	call_connected("org.varlink.service.GetInfo", "{}");
+}
+
 /* ----------------------------------------------------------- by pid */
 
 /* A process in a mount namespace of its own, as a container's would be. */
 static pid_t target = -1;
-static char target_pid[16], target_ns_json[64];
+static char target_pid[16], target_ns_json[64], by_pid[16];
 static int self_ns = -1, target_ns = -1;
+
+static void target_open(pid_t pid)
+{
+	char path[64];
+
+	snprintf(target_pid, sizeof(target_pid), "%d", (int)pid);
+	snprintf(target_ns_json, sizeof(target_ns_json), "\"namespace\":{\"pid\":%d},",
+		 (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	target_ns = open(path, O_RDONLY | O_CLOEXEC);
+	self_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (target_ns < 0 || self_ns < 0)
+		bench_die("open ns/mnt");
+}
 
 static void target_start(void)
 {
 	int p[2];
-	char c, path[64];
+	char c;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		bench_die("pipe");
@@ -196,20 +259,28 @@ static void target_start(void)
 	if (read(p[0], &c, 1) != 1)
 		bench_die("target namespace");
 	close(p[0]);
-	snprintf(target_pid, sizeof(target_pid), "%d", (int)target);
-	snprintf(target_ns_json, sizeof(target_ns_json), "\"namespace\":{\"pid\":%d},",
-		 (int)target);
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)target);
-	target_ns = open(path, O_RDONLY | O_CLOEXEC);
-	self_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (target_ns < 0 || self_ns < 0)
-		bench_die("open ns/mnt");
+	target_open(target);
+	memcpy(by_pid, target_pid, sizeof(by_pid));
 }
 
 static void target_stop(void)
 {
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
+	close(target_ns);
+	close(self_ns);
+}
+
+/* pid 1's namespace as the target.  Its /run is the same tmpfs as the
+ * bench's own (a private copy of the mount, not of the filesystem), so
+ * bench_dir is there already. */
+static void host_start(void)
+{
+	target_open(1);
+}
+
+static void host_stop(void)
+{
 	close(target_ns);
 	close(self_ns);
 }
@@ -557,6 +628,39 @@ int main(int argc, char **argv)
 		 .once = pid_nsenter,
 		 .every = 4},
 	};
+	Method idle[] = {
+		{.name = "raw syscalls", .role = ROLE_FLOOR, .once = tmpfs_raw, .every = 1},
+		{.name = "mountd", .role = ROLE_SUBJECT, .once = tmpfs_mountd, .every = 1},
+		{.name = "raw + 2 round trips",
+		 .role = ROLE_REFERENCE,
+		 .once = tmpfs_reference,
+		 .every = 1},
+	};
+	Method conn[] = {
+		{.name = "raw syscalls", .role = ROLE_FLOOR, .once = tmpfs_raw, .every = 1},
+		{.name = "mountd, connection each", .role = ROLE_SUBJECT, .once = conn_mountd,
+		 .every = 1},
+		{.name = "raw + 2 connected trips",
+		 .role = ROLE_REFERENCE,
+		 .once = conn_reference,
+		 .every = 1},
+		{.name = "mountd, one connection",
+		 .role = ROLE_RIVAL,
+		 .once = tmpfs_mountd,
+		 .every = 1},
+	};
+	Method host[] = {
+		{.name = "raw setns+syscalls", .role = ROLE_FLOOR, .once = pid_raw, .every = 1},
+		{.name = "mountd by pid 1", .role = ROLE_SUBJECT, .once = pid_mountd, .every = 1},
+		{.name = "raw + 2 round trips",
+		 .role = ROLE_REFERENCE,
+		 .once = pid_reference,
+		 .every = 1},
+		{.name = "nsenter mount+umount",
+		 .role = ROLE_RIVAL,
+		 .once = pid_nsenter,
+		 .every = 4},
+	};
 	Method info[] = {
 		{.name = "fsinfo() direct", .role = ROLE_FLOOR, .once = info_fsinfo, .every = 1},
 		{.name = "mountd Info", .role = ROLE_SUBJECT, .once = info_mountd, .every = 1},
@@ -642,6 +746,12 @@ int main(int argc, char **argv)
 		 ELEMENTSOF(tmpfs), 0, NULL},
 		{"by-pid", "the same into another namespace, by pid", pid, ELEMENTSOF(pid), 0,
 		 NULL},
+		{"host", "the same into pid 1's namespace, on its shared /run", host,
+		 ELEMENTSOF(host), 0, NULL},
+		{"idle", "tmpfs as its section, 50 ms idle after each operation", idle,
+		 ELEMENTSOF(idle), 0, idle_settle},
+		{"conn", "tmpfs as its section, a connection of its own for each call", conn,
+		 ELEMENTSOF(conn), 0, NULL},
 		{"info", "statfs of a path", info, ELEMENTSOF(info), 0, NULL},
 		{"list", "every mount", list, ELEMENTSOF(list), 0, NULL},
 		{"image", "ro GPT image's ext4 root partition: mount + unmount", img,
@@ -652,15 +762,18 @@ int main(int argc, char **argv)
 		{"erofs8", "EROFS file: 8 x (mount + unmount) in a row", erofs8, ELEMENTSOF(erofs8),
 		 0, erofs_settle},
 	};
-	Section *s_tmpfs = &sections[0], *s_pid = &sections[1], *s_info = &sections[2],
-		*s_list = &sections[3], *s_image = &sections[4], *s_verity = &sections[5],
-		*s_erofs = &sections[6], *s_erofs8 = &sections[7];
+	Section *s_tmpfs = &sections[0], *s_pid = &sections[1], *s_host = &sections[2],
+		*s_idle = &sections[3], *s_conn = &sections[4], *s_info = &sections[5],
+		*s_list = &sections[6], *s_image = &sections[7], *s_verity = &sections[8],
+		*s_erofs = &sections[9], *s_erofs8 = &sections[10];
 	FILE *csv = NULL;
 
 	if (rounds < 10)
 		rounds = 10;
-	s_tmpfs->rounds = s_pid->rounds = s_info->rounds = rounds;
+	s_tmpfs->rounds = s_pid->rounds = s_host->rounds = s_info->rounds = rounds;
 	s_list->rounds = rounds / 10;
+	s_idle->rounds = rounds / 4;
+	s_conn->rounds = rounds;
 	/* More than List's: the image goal is a ratio close to its bound,
 	 * and TCG's medians of 20 rounds moved it by 10-20% from run to run. */
 	s_image->rounds = rounds / 4;
@@ -670,6 +783,7 @@ int main(int argc, char **argv)
 		bench_die("private mount namespace");
 	if (mkdir(bench_dir, 0755) < 0 && errno != EEXIST)
 		bench_die(bench_dir);
+	pair_json("", tmpfs_create, tmpfs_unmount);
 	if (mountd_client_connect(&bench_client, NULL) < 0)
 		bench_die("connect to mountd");
 	if (csv_path && !(csv = fopen(csv_path, "we")))
@@ -688,6 +802,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "measuring %s: %s\n", s->name, s->title);
 		if (s == s_pid)
 			target_start();
+		if (s == s_host)
+			host_start();
 		if (s == s_list)
 			many_mount(extra);
 		if (s == s_image && image)
@@ -701,6 +817,8 @@ int main(int argc, char **argv)
 		measure(s);
 		if (s == s_pid)
 			target_stop();
+		if (s == s_host)
+			host_stop();
 		if (s == s_list && bench_umount(many, MNT_DETACH) < 0)
 			bench_die("umount many");
 	}
@@ -710,7 +828,7 @@ int main(int argc, char **argv)
 	       "\"+ round trip(s)\": the floor's work with a bare varlink call "
 	       "(org.varlink.service.GetInfo, no mount code) per call mountd needs: the least "
 	       "any varlink service could take\nlist: %zu mounts; by-pid: target pid %s\n",
-	       n_entries, target_pid);
+	       n_entries, by_pid);
 	if (image)
 		image_notes();
 	if (csv && fclose(csv) != 0)
