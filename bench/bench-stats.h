@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What every benchmark here reports: times from a monotonic clock, and their
- * median, min and max.  Medians, not means: under TCG a few rounds take many
+ * median, min, max and 99th percentile.  Medians, not means: under TCG a few rounds take many
  * times the usual, and a mean would report them as the cost.
  */
 #pragma once
@@ -27,6 +27,7 @@ static inline int bench_cmp_double(const void *a, const void *b)
 
 typedef struct BenchStats {
 	double median, min, max;
+	double p99; /* the value 99% of them are at most */
 } BenchStats;
 
 /* Of n > 0 times; t is left as it was. */
@@ -42,6 +43,7 @@ static inline BenchStats bench_stats(const double *t, unsigned n)
 	st.median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	st.min = s[0];
 	st.max = s[n - 1];
+	st.p99 = s[(n * 99 + 99) / 100 - 1];
 	free(s);
 	return st;
 }

@@ -5,10 +5,13 @@
  * Create (placement, directory created), Info (statfs), List, Unmount.
  *
  * Bench (no -g): in a private mount namespace, as root, requests/s with 1,
- * 2, 8 and 32 clients (-l), the levels interleaved round by round; then a
- * soak of -N requests in four parts; mountd's RSS and fd counts, and its
- * workers', when it is idle after start, busy, and idle again after the
- * levels and after each part of the soak.  One table on stdout, a CSV with -o (bench/README.md).
+ * 2, 8 and 32 clients (-l), the levels interleaved round by round, and each
+ * method's median and p99 latency; then a soak of -N requests in four parts;
+ * mountd's RSS and fd counts, and its workers', when it is idle after start,
+ * busy, and idle again after the levels and after each part of the soak.
+ * -m adds that many tmpfs mounts to the namespace first (bench-mounts.h), -s
+ * names the CSV's sections ("load" by default).  Tables on stdout, a CSV
+ * with -o (bench/README.md).
  *
  * Load (-g, for tests/guest/75-mountd-load.sh): client groups of given
  * uids into the namespace of -p, each client a bounded number of requests;
@@ -17,6 +20,7 @@
  * error, and what each Watch saw; judging it is the caller's business.
  *
  *   load-bench [-l 1,2,8,32] [-t REQS_PER_LEVEL] [-r ROUNDS] [-N SOAK] [-o CSV]
+ *              [-m EXTRA_MOUNTS] [-s LABEL]
  *   load-bench -g COUNT:UID:REQS[:flood] ... [-w WATCHES] [-p PID] [-d DIR]
  *
  * Asserts nothing about time; exits 1 only when it could not run.
@@ -40,6 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench-mounts.h"
 #include "bench-stats.h"
 #include "libmountd-client.h"
 #include "util.h"
@@ -79,9 +84,10 @@ typedef struct Shared {
 } Shared;
 
 static struct {
-	const char *dir;
-	pid_t target; /* 0: the caller's own namespace */
-} opt = {.dir = "/run/load-bench"};
+	const char *dir, *label;
+	pid_t target;	/* 0: the caller's own namespace */
+	unsigned extra; /* tmpfs mounts added to the namespace first */
+} opt = {.dir = "/run/load-bench", .label = "load"};
 
 static _Noreturn void die(const char *what, int r)
 {
@@ -155,9 +161,12 @@ static bool one_call(MountdClient *c, ClientStat *st, unsigned method, const cha
 		     Sample *sample)
 {
 	_cleanup_json_ json_object *params = request_params(method, path);
+	MountdMountList list = {};
 	MountdReply reply = {};
 	double t0 = bench_now();
-	int r = mountd_client_call(c, method_names[method], params, NULL, 0, &reply);
+	/* List as a C client reads it: in parts, into structs. */
+	int r = method == M_LIST ? mountd_client_list(c, params, NULL, 0, &list)
+				 : mountd_client_call(c, method_names[method], params, NULL, 0, &reply);
 
 	if (sample)
 		*sample = (Sample){.us = (bench_now() - t0) * 1e6, .method = method};
@@ -166,6 +175,11 @@ static bool one_call(MountdClient *c, ClientStat *st, unsigned method, const cha
 		st->transport++;
 		note_error(st, method_names[method], strerror(-r));
 		return false;
+	}
+	if (method == M_LIST) {
+		reply = list.reply;
+		list.reply = (MountdReply){};
+		mountd_mount_list_done(&list);
 	}
 	if (!reply.error)
 		st->ok++;
@@ -755,6 +769,15 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 		die("private mount namespace", errno);
 	if (mkdir(opt.dir, 0755) < 0 && errno != EEXIST)
 		die(opt.dir, errno);
+	if (opt.extra) {
+		const char *base = "/run/load-bench-mounts";
+
+		if ((mkdir(base, 0755) < 0 && errno != EEXIST) ||
+		    syscall(__NR_mount, "load-bench", base, "tmpfs", 0, "mode=0755,nr_inodes=0") < 0)
+			die(base, errno);
+		for (unsigned i = 0; i < opt.extra; i++)
+			bench_mount_add(base, i);
+	}
 	r = mountd_client_connect(&ctl, NULL);
 	if (r < 0)
 		die("connect to mountd", r);
@@ -767,8 +790,8 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 	snaps[0] = snapshot(cred.pid, "idle after start");
 
 	printf("\nload-bench: %u rounds x %u requests per level (Create, Info, List, Unmount "
-	       "in turn), soak %u, %ld CPUs\n",
-	       rounds, per_level, soak, sysconf(_SC_NPROCESSORS_ONLN));
+	       "in turn), soak %u, %ld CPUs, %u extra mounts\n",
+	       rounds, per_level, soak, sysconf(_SC_NPROCESSORS_ONLN), opt.extra);
 	for (unsigned k = 0; k < n_levels; k++) {
 		lv[k].clients = levels[k];
 		lv[k].per_req = calloc(rounds, sizeof(double));
@@ -841,7 +864,7 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 
 		if (k == 0 || lv[k].clients == 1)
 			base = st.median;
-		snprintf(section, sizeof(section), "load %u clients", lv[k].clients);
+		snprintf(section, sizeof(section), "%s %u clients", opt.label, lv[k].clients);
 		printf("%-8u %10.0f %10.0f %10.0f %7.2fx", lv[k].clients, 1 / st.median, 1 / st.max,
 		       1 / st.min, base / st.median);
 		csv_row(out, section, "request", st, st.median / base);
@@ -859,6 +882,14 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 	printf("(req/s: completed requests over the wall time of the round, median over "
 	       "rounds; min/max: slowest/fastest round; vs 1: against the first level; "
 	       "method columns: median latency of one call)\n");
+	printf("\n%-8s %10s %10s %10s %10s  (p99 latency of one call)\n", "clients",
+	       "Create us", "Info us", "List us", "Unmount us");
+	for (unsigned k = 0; k < n_levels; k++) {
+		printf("%-8u", lv[k].clients);
+		for (unsigned m = 0; m < M_COUNT; m++)
+			printf(" %10.0f", float_stats(lv[k].lat[m], lv[k].n_lat[m]).p99);
+		printf("\n");
+	}
 
 	printf("\nmountd pid %d (workers are forked from it: their RSS counts pages they share "
 	       "with it)\n%-28s %8s %8s %8s %5s %8s %10s %8s\n",
@@ -912,7 +943,7 @@ int main(int argc, char **argv)
 	const char *csv = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "l:t:r:N:o:g:w:p:d:")) >= 0)
+	while ((c = getopt(argc, argv, "l:t:r:N:o:g:w:p:d:m:s:")) >= 0)
 		switch (c) {
 		case 'l':
 			n_levels = parse_levels(optarg, levels);
@@ -942,6 +973,12 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			opt.dir = optarg;
+			break;
+		case 'm':
+			opt.extra = strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			opt.label = optarg;
 			break;
 		default:
 			fprintf(stderr, "usage: see the top of bench/load-bench.c\n");
