@@ -138,17 +138,7 @@ static const FsParams *find(const char *fstype)
 
 static bool has_word(const char *words, const char *word)
 {
-	size_t n = strlen(word);
-
-	for (const char *p = words; p && *p;) {
-		size_t k = strcspn(p, " ");
-
-		if (k == n && strncmp(p, word, n) == 0)
-			return true;
-		p += k;
-		p += strspn(p, " ");
-	}
-	return false;
+	return word_in(words, word, strlen(word), " ");
 }
 
 /* The superblock flags the VFS takes for every filesystem before it asks

@@ -59,18 +59,9 @@ static int fuse_conf_read(FuseConf *ret)
 static bool has_option(const char *opts, const char *key, unsigned long value)
 {
 	char want[64];
-	size_t n;
+	int n = snprintf(want, sizeof(want), "%s=%lu", key, value);
 
-	n = (size_t)snprintf(want, sizeof(want), "%s=%lu", key, value);
-	for (const char *p = opts; p && *p;) {
-		size_t k = strcspn(p, ",");
-
-		if (k == n && strncmp(p, want, n) == 0)
-			return true;
-		p += k;
-		p += strspn(p, ",");
-	}
-	return false;
+	return n > 0 && (size_t)n < sizeof(want) && word_in(opts, want, (size_t)n, ",");
 }
 
 /* The FUSE mounts made for uid in the worker's namespace. */

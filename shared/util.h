@@ -177,6 +177,21 @@ static inline const char *startswith(const char *s, const char *prefix)
 	return strncmp(s, prefix, l) == 0 ? s + l : NULL;
 }
 
+/* Whether list, words separated by runs of any of seps ("a b", "x=1,y"),
+ * has word, n bytes of it, as a whole word. */
+static inline bool word_in(const char *list, const char *word, size_t n, const char *seps)
+{
+	for (const char *p = list; p && *p;) {
+		size_t k = strcspn(p, seps);
+
+		if (k == n && strncmp(p, word, n) == 0)
+			return true;
+		p += k;
+		p += strspn(p, seps);
+	}
+	return false;
+}
+
 static inline const char *strna(const char *s)
 {
 	return s ? s : "n/a";

@@ -27,6 +27,14 @@ int main(int argc, char **argv)
 		fs_param_foreach(dump, NULL);
 		return 0;
 	}
+	/* The word lists the table is written in (shared/util.h). */
+	ok(word_in("a bb  c", "bb", 2, " ") && word_in("a bb  c", "c", 1, " ") &&
+		   !word_in("a bb c", "b", 1, " ") && !word_in("a bbc", "bb", 2, " ") &&
+		   !word_in("", "a", 1, " ") && !word_in(NULL, "a", 1, " "),
+	   "word_in() finds whole words only");
+	ok(word_in("rw,user_id=1000,,group_id=0", "user_id=1000", 12, ",") &&
+		   !word_in("user_id=10000", "user_id=1000", 12, ","),
+	   "  in comma-separated options too, not a prefix of another");
 	ok(fs_param_kind("tmpfs", "size") == FS_PARAM_VALUE, "tmpfs size is a value");
 	ok(fs_param_kind("tmpfs", "ro") == FS_PARAM_VALUE,
 	   "the VFS's superblock flags are values for every filesystem");
