@@ -165,8 +165,9 @@ static bool one_call(MountdClient *c, ClientStat *st, unsigned method, const cha
 	MountdReply reply = {};
 	double t0 = bench_now();
 	/* List as a C client reads it: in parts, into structs. */
-	int r = method == M_LIST ? mountd_client_list(c, params, NULL, 0, &list)
-				 : mountd_client_call(c, method_names[method], params, NULL, 0, &reply);
+	int r = method == M_LIST
+			? mountd_client_list(c, params, NULL, 0, &list)
+			: mountd_client_call(c, method_names[method], params, NULL, 0, &reply);
 
 	if (sample)
 		*sample = (Sample){.us = (bench_now() - t0) * 1e6, .method = method};
@@ -773,7 +774,8 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 		const char *base = "/run/load-bench-mounts";
 
 		if ((mkdir(base, 0755) < 0 && errno != EEXIST) ||
-		    syscall(__NR_mount, "load-bench", base, "tmpfs", 0, "mode=0755,nr_inodes=0") < 0)
+		    syscall(__NR_mount, "load-bench", base, "tmpfs", 0, "mode=0755,nr_inodes=0") <
+			    0)
 			die(base, errno);
 		for (unsigned i = 0; i < opt.extra; i++)
 			bench_mount_add(base, i);
@@ -882,8 +884,8 @@ static int bench_main(unsigned *levels, unsigned n_levels, unsigned per_level, u
 	printf("(req/s: completed requests over the wall time of the round, median over "
 	       "rounds; min/max: slowest/fastest round; vs 1: against the first level; "
 	       "method columns: median latency of one call)\n");
-	printf("\n%-8s %10s %10s %10s %10s  (p99 latency of one call)\n", "clients",
-	       "Create us", "Info us", "List us", "Unmount us");
+	printf("\n%-8s %10s %10s %10s %10s  (p99 latency of one call)\n", "clients", "Create us",
+	       "Info us", "List us", "Unmount us");
 	for (unsigned k = 0; k < n_levels; k++) {
 		printf("%-8u", lv[k].clients);
 		for (unsigned m = 0; m < M_COUNT; m++)

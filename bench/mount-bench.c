@@ -230,8 +230,7 @@ static void target_open(pid_t pid)
 	char path[64];
 
 	snprintf(target_pid, sizeof(target_pid), "%d", (int)pid);
-	snprintf(target_ns_json, sizeof(target_ns_json), "\"namespace\":{\"pid\":%d},",
-		 (int)pid);
+	snprintf(target_ns_json, sizeof(target_ns_json), "\"namespace\":{\"pid\":%d},", (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	target_ns = open(path, O_RDONLY | O_CLOEXEC);
 	self_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
@@ -633,7 +632,9 @@ int main(int argc, char **argv)
 	Method idle[3], host[ELEMENTSOF(pid)];
 	Method conn[] = {
 		tmpfs[0],
-		{.name = "mountd, connection each", .role = ROLE_SUBJECT, .once = conn_mountd,
+		{.name = "mountd, connection each",
+		 .role = ROLE_SUBJECT,
+		 .once = conn_mountd,
 		 .every = 1},
 		{.name = "raw + 2 connected trips",
 		 .role = ROLE_REFERENCE,
