@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -169,30 +170,47 @@ static int helper_param(int fs_fd, const char *buf, size_t n, int fd)
 		       : 0;
 }
 
-/* In the helper: the worker's commands, until CMD_CREATE or EOF. */
-static int helper_serve(int sock, int fs_fd)
+/* In the helper: the worker's commands until EOF, each answered: 'o' and
+ * a filesystem type opens a new context (its fd goes back with the answer;
+ * the one before is closed), 'p' sets a parameter on it, 'c' or 'x' creates
+ * its superblock. */
+static int helper_serve(int sock)
 {
-	char buf[PARAM_MSG_MAX];
+	_cleanup_close_ int fs_fd = -EBADF;
+	char buf[PARAM_MSG_MAX + 1]; /* a NUL after an 'o' */
 	int r;
 
 	for (;;) {
 		_cleanup_close_ int fd = -EBADF;
-		ssize_t n = recv_with_fd(sock, buf, sizeof(buf), &fd);
+		ssize_t n = recv_with_fd(sock, buf, sizeof(buf) - 1, &fd);
 
 		if (n <= 0)
 			return 0;
 		switch (buf[0]) {
+		case 'o':
+			buf[n] = 0;
+			fs_fd = safe_close(fs_fd);
+			if (n < 2 || strlen(buf + 1) != (size_t)n - 1)
+				return -EBADMSG;
+			fs_fd = (int)syscall(SYS_fsopen, buf + 1, FSOPEN_CLOEXEC);
+			r = fs_fd < 0 ? negative_errno() : 0;
+			if (send_result(sock, r, fs_fd) < 0)
+				return -EIO;
+			continue;
 		case 'p':
-			r = helper_param(fs_fd, buf, (size_t)n, fd);
+			r = fs_fd < 0 ? -EBADF : helper_param(fs_fd, buf, (size_t)n, fd);
 			break;
 		case 'c':
 		case 'x':
-			r = syscall(SYS_fsconfig, fs_fd,
-				    buf[0] == 'x' ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
-				    NULL, NULL, 0) < 0
+			r = fs_fd < 0 ? -EBADF
+			    : syscall(SYS_fsconfig, fs_fd,
+				      buf[0] == 'x' ? FSCONFIG_CMD_CREATE_EXCL
+						    : FSCONFIG_CMD_CREATE,
+				      NULL, NULL, 0) < 0
 				    ? negative_errno()
 				    : 0;
-			return send_result(sock, r, -EBADF);
+			fs_fd = safe_close(fs_fd);
+			break;
 		default:
 			return -EBADMSG;
 		}
@@ -201,10 +219,10 @@ static int helper_serve(int sock, int fs_fd)
 	}
 }
 
-static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid, int userns_fd)
+static _Noreturn void helper(int sock, uid_t uid, gid_t gid, int userns_fd)
 {
-	int r, fs_fd = -EBADF;
 	char cmd;
+	int r;
 
 	/* Nothing of the worker's goes along (its socket to mountd, the
 	 * request's fds): its socket to us at 3, the user namespace at 4.
@@ -217,6 +235,12 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 		_exit(1);
 	sock = 3;
 	userns_fd = userns_fd >= 0 ? 4 : -EBADF;
+	/* A relative path a filesystem looks up starts at the namespace's
+	 * root, whatever directory the worker was in when it forked us. */
+	if (chdir("/") < 0)
+		_exit(1);
+	/* What ps shows for the caller's process beside its worker. */
+	(void)prctl(PR_SET_NAME, "mountd-caller");
 	r = become_caller(uid, gid, userns_fd);
 	safe_close(userns_fd);
 	/* Changing ids clears it; the socket's EOF ends the helper too. */
@@ -227,11 +251,7 @@ static _Noreturn void helper(int sock, const char *fstype, uid_t uid, gid_t gid,
 		_exit(1);
 	if (r == 1 && read(sock, &cmd, 1) != 1)
 		_exit(1);
-	fs_fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
-	r = fs_fd < 0 ? negative_errno() : 0;
-	if (send_result(sock, r, fs_fd) < 0 || r < 0)
-		_exit(1);
-	_exit(helper_serve(sock, fs_fd) < 0 ? 1 : 0);
+	_exit(helper_serve(sock) < 0 ? 1 : 0);
 }
 
 /* "ID ID 1" into the helper's new user namespace: the caller's id and no
@@ -269,42 +289,182 @@ static int map_caller(const CallerSb *h, uid_t uid, gid_t gid)
 	return r;
 }
 
-int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log)
-{
-	_cleanup_(caller_sb_done) CallerSb h = CALLER_SB_NULL;
-	uint64_t start = mnt_step_start();
-	int sv[2], r, fd = -EBADF;
+/* The helper of the caller of the last request, kept where it joined the
+ * caller's own user namespace: forking one for each superblock was most of
+ * a non-root caller's Create (bench/README.md, "user").  One that made a
+ * user namespace of its own is not kept: its mount namespace is a copy of
+ * the target's as it was.  Its groups are the worker's when it forked. */
+static struct {
+	CallerSb h;
 	uid_t uid;
 	gid_t gid;
+	struct stat userns, mntns; /* the helper's user namespace, its mount namespace */
+	gid_t *groups;
+	int n_groups;
+} kept = {.h = CALLER_SB_NULL};
 
-	if (!rights_caller(&uid, &gid))
-		return mnt_log_result(log, "as-caller", start, -EPERM);
+static void kept_drop(void)
+{
+	kept.h.kept = false;
+	caller_sb_done(&kept.h);
+	kept.groups = mfree(kept.groups);
+	kept.n_groups = 0;
+}
+
+/* The worker's groups into *ret (to be freed), their count returned. */
+static int own_groups(gid_t **ret)
+{
+	int n = getgroups(0, NULL);
+	gid_t *g;
+
+	if (n < 0)
+		return negative_errno();
+	g = calloc(n ?: 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	n = getgroups(n, g);
+	if (n < 0) {
+		free(g);
+		return negative_errno();
+	}
+	*ret = g;
+	return n;
+}
+
+static bool same_ns(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The mount namespace the worker is in now (it may visit another). */
+static int mntns_stat(struct stat *ret)
+{
+	_cleanup_close_ int fd =
+		worker_host_openat(WORKER_HOST_PROC, "thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return fd;
+	return fstat(fd, ret) < 0 ? negative_errno() : 0;
+}
+
+/* Whether the kept helper is this caller's, in these namespaces, and
+ * alive (the caller may have killed it: it is the caller's uid). */
+static bool kept_fits(uid_t uid, gid_t gid, const struct stat *userns, const struct stat *mntns,
+		      const gid_t *groups, int n_groups)
+{
+	if (kept.h.pid <= 0)
+		return false;
+	if (kept.uid != uid || kept.gid != gid || !same_ns(&kept.userns, userns) ||
+	    !same_ns(&kept.mntns, mntns) || kept.n_groups != n_groups ||
+	    memcmp(kept.groups, groups, n_groups * sizeof(*groups)) != 0 ||
+	    waitpid(kept.h.pid, NULL, WNOHANG) != 0) {
+		kept_drop();
+		return false;
+	}
+	return true;
+}
+
+/* A new helper in userns (or a new user namespace), as the caller. */
+static int helper_start(uid_t uid, gid_t gid, int userns, CallerSb *ret)
+{
+	_cleanup_(caller_sb_done) CallerSb h = CALLER_SB_NULL;
+	int sv[2], r;
+
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return mnt_log_result(log, "as-caller", start, negative_errno());
+		return negative_errno();
 	h.pid = fork();
 	if (h.pid == 0) {
 		safe_close(sv[0]);
-		helper(sv[1], fstype, uid, gid, userns);
+		helper(sv[1], uid, gid, userns);
 	}
 	safe_close(sv[1]);
 	h.sock = sv[0];
 	if (h.pid < 0) {
 		h.pid = 0;
-		return mnt_log_result(log, "as-caller", start, negative_errno());
+		return negative_errno();
 	}
 	r = recv_result(h.sock, NULL);
 	if (r == 1)
 		r = map_caller(&h, uid, gid);
-	if (mnt_log_result(log, "as-caller", start, r) < 0)
+	if (r < 0)
 		return r;
+	*ret = h;
+	h = CALLER_SB_NULL;
+	return 0;
+}
+
+int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log)
+{
+	_cleanup_(caller_sb_done) CallerSb h = CALLER_SB_NULL;
+	_cleanup_free_ gid_t *groups = NULL;
+	uint64_t start = mnt_step_start();
+	size_t len = strlen(fstype);
+	int n_groups = 0, r, fd = -EBADF;
+	struct stat userns_st = {}, mntns_st = {};
+	char msg[PARAM_MSG_MAX];
+	uid_t uid;
+	gid_t gid;
+
+	if (!rights_caller(&uid, &gid))
+		return mnt_log_result(log, "as-caller", start, -EPERM);
+	if (len == 0 || len >= sizeof(msg) - 1)
+		return mnt_log_result(log, "as-caller", start, -EINVAL);
+	if (userns >= 0) {
+		n_groups = own_groups(&groups);
+		if (n_groups < 0)
+			return mnt_log_result(log, "as-caller", start, n_groups);
+		if (fstat(userns, &userns_st) < 0)
+			return mnt_log_result(log, "as-caller", start, negative_errno());
+		r = mntns_stat(&mntns_st);
+		if (r < 0)
+			return mnt_log_result(log, "as-caller", start, r);
+	}
+	if (userns >= 0 && kept_fits(uid, gid, &userns_st, &mntns_st, groups, n_groups))
+		h = (CallerSb){.pid = kept.h.pid, .sock = kept.h.sock, .kept = true};
+	else {
+		r = helper_start(uid, gid, userns, &h);
+		if (mnt_log_result(log, "as-caller", start, r) < 0)
+			return r;
+		if (userns >= 0) {
+			kept_drop();
+			kept.h = h;
+			kept.uid = uid;
+			kept.gid = gid;
+			kept.userns = userns_st;
+			kept.mntns = mntns_st;
+			kept.groups = TAKE_PTR(groups);
+			kept.n_groups = n_groups;
+			worker_at_exit(kept_drop);
+			h.kept = true;
+		}
+	}
+	if (h.kept)
+		(void)mnt_log_step(log, "as-caller", mnt_step_start() - start);
 	start = mnt_step_start();
-	r = recv_result(h.sock, &fd);
+	msg[0] = 'o';
+	memcpy(msg + 1, fstype, len);
+	r = send(h.sock, msg, 1 + len, MSG_NOSIGNAL) == (ssize_t)(1 + len) ? 0 : -EIO;
+	if (r >= 0)
+		r = recv_result(h.sock, &fd);
+	if (r < 0 && h.kept)
+		caller_sb_fail(&h);
 	if (mnt_log_result(log, "fsopen", start, r) < 0)
 		return r;
 	*ret_fs_fd = fd;
 	*ret = h;
 	h = CALLER_SB_NULL;
 	return 0;
+}
+
+void caller_sb_fail(CallerSb *h)
+{
+	if (!h->kept)
+		return; /* caller_sb_done() ends it, as it would anyway */
+	if (kept.h.pid == h->pid)
+		kept_drop();
+	/* The pid stays: set_param() must never fall back to mountd's own
+	 * fsconfig() for this superblock.  What follows fails (EBADF). */
+	h->sock = -EBADF;
 }
 
 int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
@@ -336,6 +496,8 @@ int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
 	n = send_with_fd(h->sock, iov, 3, a.aux_is_fd ? a.aux : -EBADF);
 	r = n < 0 ? (int)n : recv_result(h->sock, NULL);
 	(void)mnt_log_drain(log, fs_fd, step);
+	if (n < 0 || r == -EIO)
+		caller_sb_fail(h); /* gone, or out of step with us */
 	return mnt_log_result(log, step, start, r);
 }
 
@@ -349,6 +511,8 @@ int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log)
 
 	r = write(h->sock, &c, 1) == 1 ? recv_result(h->sock, NULL) : -EIO;
 	(void)mnt_log_drain(log, fs_fd, step);
+	if (r == -EIO)
+		caller_sb_fail(h);
 	return mnt_log_result(log, step, start, r);
 }
 
@@ -389,6 +553,10 @@ int caller_sb_reconfigure(int fs_fd, MntLog *log)
 
 void caller_sb_done(CallerSb *h)
 {
+	if (h->kept) { /* the kept helper's, not ours to end */
+		*h = CALLER_SB_NULL;
+		return;
+	}
 	h->sock = safe_close(h->sock);
 	if (h->pid > 0) {
 		(void)kill(h->pid, SIGKILL);

@@ -30,10 +30,11 @@
 
 typedef struct CallerSb {
 	pid_t pid;
-	int sock; /* to the helper */
+	int sock;  /* to the helper */
+	bool kept; /* the worker's kept helper, borrowed */
 } CallerSb;
 
-#define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF})
+#define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF, .kept = false})
 
 /* Whether fstype's superblocks remember who made them, so that a non-root
  * caller's are made by the caller. */
@@ -42,8 +43,15 @@ bool caller_sb_needed(const char *fstype);
 /* Fork the helper as the caller whose filesystem identity the worker has
  * (executor-rights.h), in user namespace userns (borrowed; -EBADF: a new one), and have it
  * fsopen(fstype): the context's fd in *ret_fs_fd,
- * logged as step "fsopen" (the helper's step "as-caller" before it). */
+ * logged as step "fsopen" (the helper's step "as-caller" before it).  In
+ * the caller's own user namespace the helper is kept for the worker's next
+ * superblock of the same caller (the same uid, gid and groups), and
+ * forked again when the caller differs or the helper is gone. */
 int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log);
+
+/* The helper failed (it is gone, or out of step): a kept one is ended, and
+ * the next request forks another; h's further calls fail. */
+void caller_sb_fail(CallerSb *h);
 
 /* A parameter set by the helper, on fs_fd's context, which the worker
  * drains messages from, logged as mnt_fsconfig_param() logs it: in the

@@ -37,6 +37,19 @@ int worker_set_home(int home_ns_fd)
 	return 0;
 }
 
+static void (*at_exit)(void);
+
+void worker_at_exit(void (*fn)(void))
+{
+	at_exit = fn;
+}
+
+void worker_run_at_exit(void)
+{
+	if (at_exit)
+		at_exit();
+}
+
 static int host_dirs[_WORKER_HOST_DIR_MAX] = {-EBADF, -EBADF, -EBADF, -EBADF};
 
 static const char *const host_paths[_WORKER_HOST_DIR_MAX] = {

@@ -95,3 +95,9 @@ int worker_set_home(int home_ns_fd);
  * always initialised. */
 int worker_in_namespace(int ns_fd, const char *root, const int *fds, size_t n_fds, WorkerFn fn,
 			void *userdata, const MntLog *log, WorkerReply *ret);
+
+/* fn runs when the worker ends because mountd is done with it (its socket
+ * closed): what the worker started for itself and must not leave behind,
+ * such as a helper it kept (executor-caller-sb.c).  One function. */
+void worker_at_exit(void (*fn)(void));
+void worker_run_at_exit(void);

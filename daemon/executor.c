@@ -372,8 +372,10 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 		int r;
 
 		r = recv_message(sock, 0, &flags, &text, &fds, &n_fds);
-		if (r == -EPIPE)
+		if (r == -EPIPE) {
+			worker_run_at_exit();
 			_exit(0);
+		}
 		if (r < 0 || !text)
 			_exit(1);
 		if ((flags & MSG_REPLY_FD) && n_fds > 0)

@@ -187,6 +187,39 @@ for m in /tmp/ctr/oetc /tmp/ctr/owork; do
 	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"$m\"}" >/dev/null 2>&1
 done
 
+# --- the helper that makes the user's superblocks is kept by its worker for
+# the next one: it stays the user's (uid, groups, container), a user who
+# kills it gets a new one, and it goes with the worker
+helpers() { pgrep -u $USER_ID -x mountd-caller | sort; }
+tmpfs_json() { # target
+	printf '{"fsType":"tmpfs","placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}}' \
+		$container "$1"
+}
+root_owner() { in_ctr stat -c %u "$1"; } # as the host sees it
+vcall Create "$(tmpfs_json /tmp/ctr/k1)" >/dev/null
+h1=$(helpers)
+check "a user's tmpfs: one helper of the user's is left, kept" test "$(echo "$h1" | wc -w)" = 1
+check_output "  the superblock is the user's (its root's owner)" "^$USER_ID\$" root_owner /tmp/ctr/k1
+vcall Create "$(tmpfs_json /tmp/ctr/k2)" >/dev/null
+check "the next one is made by the same helper" test "$(helpers)" = "$h1"
+check_output "  and is the user's too" "^$USER_ID\$" root_owner /tmp/ctr/k2
+as_user kill -9 $h1
+check "the user may kill its helper" wait_for 10 sh -c "! kill -0 $h1 2>/dev/null"
+check_output "  the next tmpfs is still made, and the user's" '"mountId"' \
+	vcall Create "$(tmpfs_json /tmp/ctr/k3)"
+check_output "  by a helper of the user's" "^$USER_ID\$" root_owner /tmp/ctr/k3
+h3=$(helpers)
+check "  a new one" test -n "$h3" -a "$h3" != "$h1"
+check_output "other groups: the kept helper is not theirs" '"mountId"' \
+	member varlinkctl call --json=short $SOCK io.mountd.Mount.Create "$(tmpfs_json /tmp/ctr/k4)"
+check "  it went, and a helper with the caller's groups made the tmpfs" \
+	sh -c "! kill -0 $h3 2>/dev/null && test -n \"\$(pgrep -u $USER_ID -x mountd-caller)\""
+check_output "  whose groups are the caller's" "^Groups:[[:space:]]*$CONTAINERS_GID[[:space:]]*\$" \
+	sh -c "grep ^Groups: /proc/\$(pgrep -u $USER_ID -x mountd-caller)/status"
+for m in k1 k2 k3 k4; do
+	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/$m\"}" >/dev/null 2>&1
+done
+
 # --- devices: only those the user could open
 check_output "the host's disk mounted in the container by path: EACCES" 'EACCES' \
 	vdenied Create "{\"fsType\":\"ext4\",\"source\":\"$(findmnt -n -o SOURCE /)\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/disk\",\"create\":\"directory\"}}"
@@ -399,6 +432,8 @@ check "after unmounting, both mount tables are as they were" unchanged start
 check_fails "root's directory holds nothing new" test -e /root/secret-dir/planted
 
 stop_mountd
+check "no helper of the user's outlives mountd and its workers" \
+	wait_for 10 sh -c "test -z \"\$(pgrep -u $USER_ID -x mountd-caller)\""
 
 # A rule that names images lets the user's image in (as a loop device the
 # user did not have to be allowed to make), nosuid,nodev still.
