@@ -18,6 +18,10 @@
  *           operation, as requests come from a runtime
  *   conn    the same, each call on a connection of its own (mountctl, a
  *           hook, varlinkctl): the reference's round trips too
+ *   user    tmpfs's floor, mountd and reference as a user (uid 1000) in a
+ *           user and mount namespace of its own: its rootless container,
+ *           which the policy must let it mount tmpfs in (bench/run writes
+ *           such a policy); mountd makes the superblock with its credentials
  *   info    statfs of a path: fsinfo() direct, mountd Info from the bench's
  *           private namespace (a worker answers) and in mountd's own (the
  *           loop answers), statfs() direct
@@ -41,6 +45,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/fsinfo.h>
 #include <linux/mount.h>
 #include <sched.h>
@@ -49,6 +54,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -216,6 +223,39 @@ static void conn_reference(void)
 	call_connected("org.varlink.service.GetInfo", "{}");
 	tmpfs_raw();
 	call_connected("org.varlink.service.GetInfo", "{}");
+}
+
+/* A user's rootless container: uid BENCH_USER in a user namespace of its
+ * own, as root there, and a mount namespace that user namespace owns. */
+#define BENCH_USER     1000
+#define BENCH_USER_DIR "/run/mount-bench-user"
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static int user_enter(void)
+{
+	char map[64];
+
+	if (setgroups(0, NULL) < 0 || setresgid(BENCH_USER, BENCH_USER, BENCH_USER) < 0 ||
+	    setresuid(BENCH_USER, BENCH_USER, BENCH_USER) < 0 ||
+	    /* the change of uid left its /proc/self root's */
+	    prctl(PR_SET_DUMPABLE, 1) < 0 || unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return -errno;
+	snprintf(map, sizeof(map), "0 %d 1", BENCH_USER);
+	if (write_file("/proc/self/setgroups", "deny") < 0 ||
+	    write_file("/proc/self/uid_map", map) < 0 || write_file("/proc/self/gid_map", map) < 0)
+		return -errno;
+	return 0;
 }
 
 /* ----------------------------------------------------------- by pid */
@@ -529,6 +569,65 @@ static void measure(Section *s)
 		}
 }
 
+/* measure(s) in a child that entered the user's container with a
+ * connection of its own; the times come back through shared memory.  Where
+ * the child cannot run them (no user namespaces, no policy), the methods
+ * say n/a, and why is on stderr. */
+static void measure_as_user(Section *s)
+{
+	size_t per = s->rounds + 1, size = s->n * (sizeof(unsigned) + per * sizeof(double));
+	unsigned *n = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	double *t = (double *)(n + s->n);
+	int status;
+	pid_t pid;
+
+	if (n == MAP_FAILED)
+		bench_die("mmap");
+	if (mkdir(BENCH_USER_DIR, 0755) < 0 && errno != EEXIST)
+		bench_die(BENCH_USER_DIR);
+	if (chown(BENCH_USER_DIR, BENCH_USER, BENCH_USER) < 0)
+		bench_die(BENCH_USER_DIR);
+	fflush(stdout); /* not twice, should the child exit() */
+	pid = fork();
+	if (pid < 0)
+		bench_die("fork");
+	if (pid == 0) {
+		int r = user_enter();
+
+		if (r < 0) {
+			fprintf(stderr, "user section: entering a user namespace: %s\n",
+				strerror(-r));
+			_exit(2);
+		}
+		bench_dir = BENCH_USER_DIR;
+		if (mountd_client_connect(&bench_client, NULL) < 0)
+			_exit(3);
+		measure(s);
+		for (size_t k = 0; k < s->n; k++) {
+			n[k] = s->m[k].n;
+			memcpy(t + k * per, s->m[k].t, n[k] * sizeof(double));
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		bench_die("waitpid");
+	for (size_t k = 0; k < s->n; k++) {
+		Method *m = &s->m[k];
+
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			m->why_not = "uid 1000 could not run it (above)";
+			continue;
+		}
+		m->t = calloc(per, sizeof(double));
+		if (!m->t)
+			bench_die("calloc");
+		m->n = n[k];
+		memcpy(m->t, t + k * per, n[k] * sizeof(double));
+	}
+	munmap(n, size);
+	(void)rmdir(BENCH_USER_DIR);
+}
+
 static double role_median(const Section *s, Role role)
 {
 	for (size_t k = 0; k < s->n; k++)
@@ -629,7 +728,7 @@ int main(int argc, char **argv)
 	};
 	/* idle and host measure tmpfs's and by-pid's methods in other
 	 * conditions: copies, before any result is in them. */
-	Method idle[3], host[ELEMENTSOF(pid)];
+	Method idle[3], user[3], host[ELEMENTSOF(pid)];
 	Method conn[] = {
 		tmpfs[0],
 		{.name = "mountd, connection each",
@@ -736,6 +835,8 @@ int main(int argc, char **argv)
 		 ELEMENTSOF(idle), 0, idle_settle},
 		{"conn", "tmpfs as its section, a connection of its own for each call", conn,
 		 ELEMENTSOF(conn), 0, NULL},
+		{"user", "tmpfs as its section, by uid 1000 in its rootless container", user,
+		 ELEMENTSOF(user), 0, NULL},
 		{"info", "statfs of a path", info, ELEMENTSOF(info), 0, NULL},
 		{"list", "every mount", list, ELEMENTSOF(list), 0, NULL},
 		{"image", "ro GPT image's ext4 root partition: mount + unmount", img,
@@ -747,12 +848,13 @@ int main(int argc, char **argv)
 		 0, erofs_settle},
 	};
 	Section *s_tmpfs = &sections[0], *s_pid = &sections[1], *s_host = &sections[2],
-		*s_idle = &sections[3], *s_conn = &sections[4], *s_info = &sections[5],
-		*s_list = &sections[6], *s_image = &sections[7], *s_verity = &sections[8],
-		*s_erofs = &sections[9], *s_erofs8 = &sections[10];
+		*s_idle = &sections[3], *s_conn = &sections[4], *s_user = &sections[5],
+		*s_info = &sections[6], *s_list = &sections[7], *s_image = &sections[8],
+		*s_verity = &sections[9], *s_erofs = &sections[10], *s_erofs8 = &sections[11];
 	FILE *csv = NULL;
 
 	memcpy(idle, tmpfs, sizeof(idle));
+	memcpy(user, tmpfs, sizeof(user));
 	memcpy(host, pid, sizeof(host));
 	host[1].name = "mountd by pid 1";
 	if (rounds < 10)
@@ -760,7 +862,7 @@ int main(int argc, char **argv)
 	s_tmpfs->rounds = s_pid->rounds = s_host->rounds = s_info->rounds = rounds;
 	s_list->rounds = rounds / 10;
 	s_idle->rounds = rounds / 4;
-	s_conn->rounds = rounds;
+	s_conn->rounds = s_user->rounds = rounds;
 	/* More than List's: the image goal is a ratio close to its bound,
 	 * and TCG's medians of 20 rounds moved it by 10-20% from run to run. */
 	s_image->rounds = rounds / 4;
@@ -801,7 +903,10 @@ int main(int argc, char **argv)
 			erofs_methods(erofs);
 		if (s == s_erofs8)
 			erofs8_methods(erofs8);
-		measure(s);
+		if (s == s_user)
+			measure_as_user(s);
+		else
+			measure(s);
 		if (s == s_pid)
 			target_stop();
 		if (s == s_host)
