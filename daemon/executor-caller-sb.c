@@ -419,9 +419,10 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_
 		if (r < 0)
 			return mnt_log_result(log, "as-caller", start, r);
 	}
-	if (userns >= 0 && kept_fits(uid, gid, &userns_st, &mntns_st, groups, n_groups))
+	if (userns >= 0 && kept_fits(uid, gid, &userns_st, &mntns_st, groups, n_groups)) {
 		h = (CallerSb){.pid = kept.h.pid, .sock = kept.h.sock, .kept = true};
-	else {
+		(void)mnt_log_step(log, "as-caller", mnt_step_start() - start);
+	} else {
 		r = helper_start(uid, gid, userns, &h);
 		if (mnt_log_result(log, "as-caller", start, r) < 0)
 			return r;
@@ -438,8 +439,6 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_
 			h.kept = true;
 		}
 	}
-	if (h.kept)
-		(void)mnt_log_step(log, "as-caller", mnt_step_start() - start);
 	start = mnt_step_start();
 	msg[0] = 'o';
 	memcpy(msg + 1, fstype, len);

@@ -196,12 +196,14 @@ tmpfs_json() { # target
 		$container "$1"
 }
 root_owner() { in_ctr stat -c %u "$1"; } # as the host sees it
-vcall Create "$(tmpfs_json /tmp/ctr/k1)" >/dev/null
+vcall Create "$(tmpfs_json /tmp/ctr/k1)" >$work/k1
 h1=$(helpers)
 check "a user's tmpfs: one helper of the user's is left, kept" test "$(echo "$h1" | wc -w)" = 1
 check_output "  the superblock is the user's (its root's owner)" "^$USER_ID\$" root_owner /tmp/ctr/k1
-vcall Create "$(tmpfs_json /tmp/ctr/k2)" >/dev/null
+vcall Create "$(tmpfs_json /tmp/ctr/k2)" >$work/k2
 check "the next one is made by the same helper" test "$(helpers)" = "$h1"
+check "  each reply names the as-caller step once" \
+	test "$(grep -o '"as-caller"' $work/k1 | wc -l)$(grep -o '"as-caller"' $work/k2 | wc -l)" = 11
 check_output "  and is the user's too" "^$USER_ID\$" root_owner /tmp/ctr/k2
 as_user kill -9 $h1
 check "the user may kill its helper" wait_for 10 sh -c "! kill -0 $h1 2>/dev/null"
