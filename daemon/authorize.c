@@ -75,8 +75,7 @@ static bool same_inode(int a, int b)
 {
 	struct stat sa, sb;
 
-	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && stat_inode_same(&sa, &sb);
 }
 
 int authorize(const AuthCaller *caller, const OpsMethod *m, const OpsNamespace *ns, bool image,

@@ -331,11 +331,6 @@ static int own_groups(gid_t **ret)
 	return n;
 }
 
-static bool same_ns(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
 /* The mount namespace the worker is in now (it may visit another). */
 static int mntns_stat(struct stat *ret)
 {
@@ -354,8 +349,8 @@ static bool kept_fits(uid_t uid, gid_t gid, const struct stat *userns, const str
 {
 	if (kept.h.pid <= 0)
 		return false;
-	if (kept.uid != uid || kept.gid != gid || !same_ns(&kept.userns, userns) ||
-	    !same_ns(&kept.mntns, mntns) || kept.n_groups != n_groups ||
+	if (kept.uid != uid || kept.gid != gid || !stat_inode_same(&kept.userns, userns) ||
+	    !stat_inode_same(&kept.mntns, mntns) || kept.n_groups != n_groups ||
 	    memcmp(kept.groups, groups, n_groups * sizeof(*groups)) != 0 ||
 	    waitpid(kept.h.pid, NULL, WNOHANG) != 0) {
 		kept_drop();

@@ -184,7 +184,7 @@ static bool is_home(int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) >= 0 && st.st_ino == home_st.st_ino && st.st_dev == home_st.st_dev;
+	return fstat(fd, &st) >= 0 && stat_inode_same(&st, &home_st);
 }
 
 /* The directory fn resolves paths under: the namespace's root, or root

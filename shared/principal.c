@@ -16,11 +16,6 @@
 /* Deeper than the kernel allows (32 levels): the walk ends. */
 #define USERNS_DEPTH_MAX 40
 
-static bool same_inode(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
 uid_t principal_of_pidfd(int pidfd, uid_t uid)
 {
 	_cleanup_close_ int ns = -EBADF;
@@ -34,7 +29,7 @@ uid_t principal_of_pidfd(int pidfd, uid_t uid)
 	ns = ioctl(pidfd, PIDFD_GET_USER_NAMESPACE, 0);
 	if (ns < 0 || fstat(ns, &st) < 0)
 		return PRINCIPAL_UNKNOWN;
-	for (unsigned depth = 0; !same_inode(&st, &own); depth++) {
+	for (unsigned depth = 0; !stat_inode_same(&st, &own); depth++) {
 		_cleanup_close_ int parent = -EBADF;
 		uid_t owner;
 

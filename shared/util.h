@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
 
@@ -175,6 +176,12 @@ static inline const char *startswith(const char *s, const char *prefix)
 {
 	size_t l = strlen(prefix);
 	return strncmp(s, prefix, l) == 0 ? s + l : NULL;
+}
+
+/* Whether two stat()s are of the same inode (a namespace file, a directory). */
+static inline bool stat_inode_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 /* Whether list, words separated by runs of any of seps ("a b", "x=1,y"),
