@@ -170,52 +170,94 @@ static int helper_param(int fs_fd, const char *buf, size_t n, int fd)
 		       : 0;
 }
 
-/* In the helper: the worker's commands until EOF, each answered: 'o' and
- * a filesystem type opens a new context (its fd goes back with the answer;
- * the one before is closed), 'p' sets a parameter on it, 'c' or 'x' creates
- * its superblock. */
+/* The helper's answer to a command: its result, how long the system call
+ * took, and the messages the context holds after it, each NUL-terminated
+ * as read: the worker logs them under the command's step. */
+typedef struct HelperReply {
+	int32_t r;
+	uint32_t usec;
+} HelperReply;
+
+/* The kernel keeps at most 8 messages in a context, and the helper reads
+ * them after every command. */
+#define REPLY_MESSAGES 8
+#define REPLY_MAX      (sizeof(HelperReply) + REPLY_MESSAGES * MNT_MESSAGE_MAX)
+
+/* In the helper: answer r of a command that began at start, with fs_fd's
+ * messages (if any) and fd beside it (if not negative). */
+static int send_reply(int sock, int r, uint64_t start, int fs_fd, int fd)
+{
+	static char buf[REPLY_MAX];
+	HelperReply h = {.r = r, .usec = (uint32_t)MIN(mnt_step_start() - start, UINT32_MAX)};
+	size_t len = sizeof(h);
+	struct iovec iov;
+
+	memcpy(buf, &h, sizeof(h));
+	for (unsigned i = 0; fs_fd >= 0 && i < REPLY_MESSAGES; i++) {
+		ssize_t n = read(fs_fd, buf + len, MNT_MESSAGE_MAX - 1);
+
+		if (n <= 0)
+			break; /* ENODATA: no more */
+		buf[len + n] = 0;
+		len += strlen(buf + len) + 1;
+	}
+	iov = (struct iovec){.iov_base = buf, .iov_len = len};
+	return send_with_fd(sock, &iov, 1, fd) == (ssize_t)len ? 0 : -EIO;
+}
+
+/* In the helper: the worker's commands until EOF, each answered in order
+ * (send_reply()): 'o' and a filesystem type opens a new context (its fd
+ * goes back with the answer; the one before is closed), 'p' sets a
+ * parameter on it, 'c' or 'x' creates its superblock.  The worker sends a
+ * context's commands without waiting for each answer, so after one fails
+ * the rest of that context's are not done: -ECANCELED, until the next
+ * 'o'. */
 static int helper_serve(int sock)
 {
 	_cleanup_close_ int fs_fd = -EBADF;
 	char buf[PARAM_MSG_MAX + 1]; /* a NUL after an 'o' */
+	bool failed = false;
 	int r;
 
 	for (;;) {
 		_cleanup_close_ int fd = -EBADF;
 		ssize_t n = recv_with_fd(sock, buf, sizeof(buf) - 1, &fd);
+		uint64_t start = mnt_step_start();
 
 		if (n <= 0)
 			return 0;
-		switch (buf[0]) {
-		case 'o':
+		if (buf[0] == 'o') {
 			buf[n] = 0;
 			fs_fd = safe_close(fs_fd);
 			if (n < 2 || strlen(buf + 1) != (size_t)n - 1)
 				return -EBADMSG;
 			fs_fd = (int)syscall(SYS_fsopen, buf + 1, FSOPEN_CLOEXEC);
 			r = fs_fd < 0 ? negative_errno() : 0;
-			if (send_result(sock, r, fs_fd) < 0)
+			failed = r < 0;
+			if (send_reply(sock, r, start, -EBADF, fs_fd) < 0)
 				return -EIO;
 			continue;
-		case 'p':
-			r = fs_fd < 0 ? -EBADF : helper_param(fs_fd, buf, (size_t)n, fd);
-			break;
-		case 'c':
-		case 'x':
-			r = fs_fd < 0 ? -EBADF
-			    : syscall(SYS_fsconfig, fs_fd,
-				      buf[0] == 'x' ? FSCONFIG_CMD_CREATE_EXCL
-						    : FSCONFIG_CMD_CREATE,
-				      NULL, NULL, 0) < 0
+		}
+		if (!strchr("pcx", buf[0]))
+			return -EBADMSG;
+		if (failed)
+			r = -ECANCELED;
+		else if (fs_fd < 0)
+			r = -EBADF;
+		else if (buf[0] == 'p')
+			r = helper_param(fs_fd, buf, (size_t)n, fd);
+		else
+			r = syscall(SYS_fsconfig, fs_fd,
+				    buf[0] == 'x' ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
+				    NULL, NULL, 0) < 0
 				    ? negative_errno()
 				    : 0;
-			fs_fd = safe_close(fs_fd);
-			break;
-		default:
-			return -EBADMSG;
-		}
-		if (send_result(sock, r, -EBADF) < 0)
+		failed = failed || r < 0;
+		if (send_reply(sock, r, start, failed && r == -ECANCELED ? -EBADF : fs_fd, -EBADF) <
+		    0)
 			return -EIO;
+		if (buf[0] != 'p')
+			fs_fd = safe_close(fs_fd);
 	}
 }
 
@@ -388,21 +430,101 @@ static int helper_start(uid_t uid, gid_t gid, int userns, CallerSb *ret)
 	return 0;
 }
 
-int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log)
+/* A command to the helper, its answer read later (caller_sb_collect()):
+ * step names it in the log.  When as many answers wait as may, they are
+ * read first, so that neither side's socket ever fills while the other
+ * writes (a command is at most PARAM_MSG_MAX, an answer REPLY_MAX). */
+static int pipeline_send(CallerSb *h, const char *step, struct iovec *iov, size_t n_iov, int fd,
+			 MntLog *log)
+{
+	size_t size = 0;
+	ssize_t n;
+
+	if (h->n_pending == CALLER_SB_PIPELINE) {
+		int r = caller_sb_collect(h, log);
+
+		if (r < 0)
+			return r;
+	}
+	if (h->failed < 0)
+		return h->failed;
+	for (size_t i = 0; i < n_iov; i++)
+		size += iov[i].iov_len;
+	n = h->sock < 0 ? -EBADF : send_with_fd(h->sock, iov, n_iov, fd);
+	if (n != (ssize_t)size) {
+		caller_sb_fail(h); /* gone, or out of step with us */
+		mnt_log_fail(log, step);
+		return h->failed = -EIO;
+	}
+	snprintf(h->pending[h->n_pending++], MNT_STEP_MAX, "%s", step);
+	return 0;
+}
+
+int caller_sb_collect(CallerSb *h, MntLog *log)
+{
+	static char buf[REPLY_MAX + 1];
+
+	for (unsigned i = 0; i < h->n_pending; i++) {
+		const char *step = h->pending[i];
+		HelperReply reply;
+		int fd = -EBADF;
+		ssize_t n = h->sock < 0 ? -EBADF : recv_with_fd(h->sock, buf, REPLY_MAX, &fd);
+
+		if (n >= (ssize_t)sizeof(reply))
+			memcpy(&reply, buf, sizeof(reply));
+		if (n < (ssize_t)sizeof(reply) || (n > (ssize_t)sizeof(reply) && buf[n - 1] != 0) ||
+		    reply.r > 0) {
+			if (n >= 0)
+				safe_close(fd);
+			caller_sb_fail(h);
+			if (h->failed == 0) {
+				mnt_log_fail(log, step);
+				h->failed = -EIO;
+			}
+			break;
+		}
+		if (h->failed < 0) {
+			/* Not done after the first failure (-ECANCELED). */
+			safe_close(fd);
+			continue;
+		}
+		for (char *m = buf + sizeof(reply); m < buf + n; m += strlen(m) + 1) {
+			int r = mnt_log_add_kernel(log, step, m);
+
+			if (r < 0 && reply.r == 0)
+				reply.r = r;
+		}
+		if (reply.r < 0) {
+			safe_close(fd);
+			mnt_log_fail(log, step);
+			h->failed = reply.r;
+			continue;
+		}
+		(void)mnt_log_step(log, step, reply.usec);
+		if (fd >= 0) { /* the context, with fsopen's answer */
+			safe_close(h->fs_fd);
+			h->fs_fd = fd;
+		}
+	}
+	h->n_pending = 0;
+	return h->failed;
+}
+
+int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, MntLog *log)
 {
 	_cleanup_(caller_sb_done) CallerSb h = CALLER_SB_NULL;
 	_cleanup_free_ gid_t *groups = NULL;
 	uint64_t start = mnt_step_start();
 	size_t len = strlen(fstype);
-	int n_groups = 0, r, fd = -EBADF;
+	int n_groups = 0, r;
 	struct stat userns_st = {}, mntns_st = {};
-	char msg[PARAM_MSG_MAX];
+	struct iovec iov[2];
 	uid_t uid;
 	gid_t gid;
 
 	if (!rights_caller(&uid, &gid))
 		return mnt_log_result(log, "as-caller", start, -EPERM);
-	if (len == 0 || len >= sizeof(msg) - 1)
+	if (len == 0 || len >= PARAM_MSG_MAX - 1)
 		return mnt_log_result(log, "as-caller", start, -EINVAL);
 	if (userns >= 0) {
 		n_groups = own_groups(&groups);
@@ -415,7 +537,9 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_
 			return mnt_log_result(log, "as-caller", start, r);
 	}
 	if (userns >= 0 && kept_fits(uid, gid, &userns_st, &mntns_st, groups, n_groups)) {
-		h = (CallerSb){.pid = kept.h.pid, .sock = kept.h.sock, .kept = true};
+		h.pid = kept.h.pid;
+		h.sock = kept.h.sock;
+		h.kept = true;
 		(void)mnt_log_step(log, "as-caller", mnt_step_start() - start);
 	} else {
 		r = helper_start(uid, gid, userns, &h);
@@ -434,17 +558,11 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_
 			h.kept = true;
 		}
 	}
-	start = mnt_step_start();
-	msg[0] = 'o';
-	memcpy(msg + 1, fstype, len);
-	r = send(h.sock, msg, 1 + len, MSG_NOSIGNAL) == (ssize_t)(1 + len) ? 0 : -EIO;
-	if (r >= 0)
-		r = recv_result(h.sock, &fd);
-	if (r < 0 && h.kept)
-		caller_sb_fail(&h);
-	if (mnt_log_result(log, "fsopen", start, r) < 0)
+	iov[0] = (struct iovec){.iov_base = (char *)"o", .iov_len = 1};
+	iov[1] = (struct iovec){.iov_base = (void *)fstype, .iov_len = len};
+	r = pipeline_send(&h, "fsopen", iov, 2, -EBADF, log);
+	if (r < 0)
 		return r;
-	*ret_fs_fd = fd;
 	*ret = h;
 	h = CALLER_SB_NULL;
 	return 0;
@@ -461,14 +579,12 @@ void caller_sb_fail(CallerSb *h)
 	h->sock = -EBADF;
 }
 
-int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
+int caller_sb_param(CallerSb *h, const MntParam *p, MntLog *log)
 {
 	char step[MNT_STEP_MAX];
 	MntFsconfigArgs a;
-	uint64_t start;
 	ParamMsg m = {.op = 'p'};
 	struct iovec iov[3];
-	ssize_t n;
 	size_t key_size = strlen(p->key) + 1;
 	int r;
 
@@ -476,9 +592,8 @@ int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
 	if (r < 0)
 		return r;
 	mnt_param_step(p, step);
-	start = mnt_step_start();
 	if (key_size > MNT_KEY_MAX + 1 || a.value_size > PARAM_VALUE_MAX)
-		return mnt_log_result(log, step, start, -E2BIG);
+		return mnt_log_result(log, step, mnt_step_start(), -E2BIG);
 	m.cmd = a.cmd;
 	m.aux = a.aux_is_fd ? -1 : a.aux;
 	m.aux_is_fd = a.aux_is_fd;
@@ -487,27 +602,24 @@ int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log)
 	iov[0] = (struct iovec){.iov_base = &m, .iov_len = sizeof(m)};
 	iov[1] = (struct iovec){.iov_base = p->key, .iov_len = key_size};
 	iov[2] = (struct iovec){.iov_base = (void *)a.value, .iov_len = a.value_size};
-	n = send_with_fd(h->sock, iov, 3, a.aux_is_fd ? a.aux : -EBADF);
-	r = n < 0 ? (int)n : recv_result(h->sock, NULL);
-	(void)mnt_log_drain(log, fs_fd, step);
-	if (n < 0 || r == -EIO)
-		caller_sb_fail(h); /* gone, or out of step with us */
-	return mnt_log_result(log, step, start, r);
+	return pipeline_send(h, step, iov, 3, a.aux_is_fd ? a.aux : -EBADF, log);
 }
 
-int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log)
+int caller_sb_create(CallerSb *h, unsigned cmd, MntLog *log)
 {
 	const char *step = cmd == FSCONFIG_CMD_CREATE_EXCL ? "fsconfig:CMD_CREATE_EXCL"
 							   : "fsconfig:CMD_CREATE";
-	uint64_t start = mnt_step_start();
-	char c = cmd == FSCONFIG_CMD_CREATE_EXCL ? 'x' : 'c';
+	struct iovec iov = {.iov_base = cmd == FSCONFIG_CMD_CREATE_EXCL ? "x" : "c", .iov_len = 1};
 	int r;
 
-	r = write(h->sock, &c, 1) == 1 ? recv_result(h->sock, NULL) : -EIO;
-	(void)mnt_log_drain(log, fs_fd, step);
-	if (r == -EIO)
-		caller_sb_fail(h);
-	return mnt_log_result(log, step, start, r);
+	r = pipeline_send(h, step, &iov, 1, -EBADF, log);
+	if (r >= 0)
+		r = caller_sb_collect(h, log);
+	if (r >= 0 && h->fs_fd < 0)
+		r = -EIO; /* every step done, and no context: out of step */
+	if (r < 0)
+		return r;
+	return TAKE_FD(h->fs_fd);
 }
 
 int caller_sb_reconfigure(int fs_fd, MntLog *log)
@@ -547,6 +659,10 @@ int caller_sb_reconfigure(int fs_fd, MntLog *log)
 
 void caller_sb_done(CallerSb *h)
 {
+	/* Answers left unread would be read as the next superblock's. */
+	if (h->n_pending > 0)
+		caller_sb_fail(h);
+	h->fs_fd = safe_close(h->fs_fd);
 	if (h->kept) { /* the kept helper's, not ours to end */
 		*h = CALLER_SB_NULL;
 		return;
@@ -556,5 +672,5 @@ void caller_sb_done(CallerSb *h)
 		(void)kill(h->pid, SIGKILL);
 		(void)waitpid(h->pid, NULL, 0);
 	}
-	h->pid = 0;
+	*h = CALLER_SB_NULL;
 }

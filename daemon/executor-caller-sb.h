@@ -23,43 +23,67 @@
  * way: the kernel checks its right to the superblock.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "sys-mnt.h"
 
+/* How many commands go to the helper before their answers are read. */
+#define CALLER_SB_PIPELINE 8
+
 typedef struct CallerSb {
 	pid_t pid;
-	int sock;  /* to the helper */
-	bool kept; /* the worker's kept helper, borrowed */
+	int sock;	    /* to the helper */
+	bool kept;	    /* the worker's kept helper, borrowed */
+	int fs_fd;	    /* the context, from fsopen's answer */
+	int failed;	    /* the first failure of a command, or 0 */
+	unsigned n_pending; /* commands whose answers are not read yet */
+	char pending[CALLER_SB_PIPELINE][MNT_STEP_MAX]; /* their steps */
 } CallerSb;
 
-#define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF, .kept = false})
+#define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF, .fs_fd = -EBADF})
 
 /* Whether fstype's superblocks remember who made them, so that a non-root
  * caller's are made by the caller. */
 bool caller_sb_needed(const char *fstype);
 
+/*
+ * A superblock is made by the helper in one exchange: the worker sends its
+ * commands (fsopen, each parameter, CMD_CREATE) without waiting, and reads
+ * their answers when it has sent CMD_CREATE (or CALLER_SB_PIPELINE of them
+ * wait).  The helper answers each with its result, the time its system call
+ * took and the messages the context then holds, which are logged under the
+ * command's step as mnt_fsconfig_param() would; after one fails it does
+ * none of the rest.  The steps and their messages are logged as the answers
+ * are read, each with the helper's time.
+ */
+
 /* Fork the helper as the caller whose filesystem identity the worker has
- * (executor-rights.h), in user namespace userns (borrowed; -EBADF: a new one), and have it
- * fsopen(fstype): the context's fd in *ret_fs_fd,
- * logged as step "fsopen" (the helper's step "as-caller" before it).  In
- * the caller's own user namespace the helper is kept for the worker's next
- * superblock of the same caller (the same uid, gid and groups), and
- * forked again when the caller differs or the helper is gone. */
-int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, int *ret_fs_fd, MntLog *log);
+ * (executor-rights.h), in user namespace userns (borrowed; -EBADF: a new
+ * one), logged as step "as-caller", and send it fsopen(fstype), step
+ * "fsopen".  In the caller's own user namespace the helper is kept for the
+ * worker's next superblock of the same caller (the same uid, gid and
+ * groups), and forked again when the caller differs or the helper is
+ * gone. */
+int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, MntLog *log);
 
 /* The helper failed (it is gone, or out of step): a kept one is ended, and
  * the next request forks another; h's further calls fail. */
 void caller_sb_fail(CallerSb *h);
 
-/* A parameter set by the helper, on fs_fd's context, which the worker
- * drains messages from, logged as mnt_fsconfig_param() logs it: in the
- * helper's namespaces and with its rights a path is looked up. */
-int caller_sb_param(CallerSb *h, int fs_fd, const MntParam *p, MntLog *log);
+/* Send a parameter for the helper to set: in its namespaces and with its
+ * rights a path is looked up.  Negative: sending failed, or a command
+ * before it did (its answer read to make room). */
+int caller_sb_param(CallerSb *h, const MntParam *p, MntLog *log);
 
-/* FSCONFIG_CMD_CREATE(_EXCL) by the helper, likewise. */
-int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log);
+/* Read the answers that wait: the first failure among them (or before), or
+ * 0. */
+int caller_sb_collect(CallerSb *h, MntLog *log);
+
+/* Send FSCONFIG_CMD_CREATE(_EXCL) and read every answer: the context's fd
+ * (the caller's to close), or the first failure. */
+int caller_sb_create(CallerSb *h, unsigned cmd, MntLog *log);
 
 /* FSCONFIG_CMD_RECONFIGURE of fs_fd's context (fspick()) by a process
  * with the caller's uid and gid: the kernel lets it through only where the
@@ -68,5 +92,6 @@ int caller_sb_create(CallerSb *h, int fs_fd, unsigned cmd, MntLog *log);
  * merely appears in the caller's container.  Root's: directly. */
 int caller_sb_reconfigure(int fs_fd, MntLog *log);
 
-/* End the helper and reap it. */
+/* End the helper and reap it (a kept one stays, unless answers to h's
+ * commands are left unread), and close the context. */
 void caller_sb_done(CallerSb *h);

@@ -150,94 +150,141 @@ static int cmd_create(void *userdata)
 	return mnt_fsconfig_cmd(a->fs_fd, a->cmd, a->log);
 }
 
-/* A parameter of a superblock the caller makes is set by its helper: paths
- * are looked up in its namespaces, where CMD_CREATE will look for them. */
-static int set_param(CallerSb *helper, int fs_fd, const MntParam *p, MntLog *log)
+/* The source parameter, when there is one (ret_p->key NULL if not): a
+ * device the caller names is one it opens itself, and the kernel is given
+ * the device's own name (*device, to be freed).  Not on a device, the source
+ * is a label to the filesystems mountd knows; one it does not may look it
+ * up, so only root gives one. */
+static int source_param(const OpsCreateRequest *r, const char *fstype, const char *source,
+			char **device, MntParam *ret_p, MntLog *log)
 {
-	if (helper->pid > 0)
-		return caller_sb_param(helper, fs_fd, p, log);
-	return mnt_fsconfig_param(fs_fd, p, log);
-}
-
-/* read_only: the source is a read-only device (dm-verity), which the
- * kernel opens for writing unless the superblock is read-only. */
-static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
-			bool read_only, MntLog *log)
-{
-	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
-	_cleanup_(caller_sb_done) CallerSb helper = CALLER_SB_NULL;
-	_cleanup_close_ int userns = -EBADF;
-	_cleanup_free_ char *device = NULL;
-	RightsSaved saved;
-	bool needs_device, by_caller;
+	bool needs_device = source && fstype_needs_device(fstype);
 	uid_t uid;
 	gid_t gid;
 	int k;
 
-	/* A superblock that remembers its maker is a non-root caller's own
-	 * (executor-caller-sb.h): in its container's user namespace, else in a new
-	 * one of its own. */
-	by_caller = rights_caller(&uid, &gid) && caller_sb_needed(fstype);
-	if (by_caller) {
-		userns = rights_callers_userns();
-		if (userns < 0 && userns != -EPERM)
-			return mnt_log_result(log, "as-caller", mnt_step_start(), userns);
-	}
-	if (by_caller)
-		k = caller_sb_fsopen(fstype, userns, &helper, &fs_fd, log);
-	else
-		k = fs_fd = mnt_fsopen(fstype, log);
-	if (k < 0)
-		return k;
-	needs_device = source && fstype_needs_device(fstype);
-	/* A device the caller names is one it opens itself; the kernel is
-	 * given the device's own name. */
+	*ret_p = (MntParam){.fd = -EBADF};
+	if (!source)
+		return 0;
 	if (needs_device && source == r->source) {
-		k = rights_open_device(source, has_param(r, "ro"), &device);
+		k = rights_open_device(source, has_param(r, "ro"), device);
 		if (k < 0) {
 			mnt_log_fail(log, "source");
 			return k;
 		}
-		if (device)
-			source = device;
+		if (*device)
+			source = *device;
 	}
-	if (source) {
-		MntParam p = {.type = MNT_PARAM_STRING,
-			      .key = (char *)"source",
-			      .value = (char *)source,
-			      .fd = -EBADF};
+	if (!needs_device && source == r->source && rights_caller(&uid, &gid) &&
+	    !fs_param_known_fstype(fstype)) {
+		k = mnt_log_add(log, "fsconfig:source", 'e',
+				"mountd: only root may give a source to a filesystem "
+				"whose parameters mountd does not know");
+		mnt_log_fail(log, "fsconfig:source");
+		return k < 0 ? k : -EPERM;
+	}
+	*ret_p = (MntParam){.type = MNT_PARAM_STRING,
+			    .key = (char *)"source",
+			    .value = (char *)source,
+			    .fd = -EBADF};
+	return 0;
+}
 
-		/* Not on a device, the source is a label to the filesystems
-		 * mountd knows; one it does not may look it up. */
-		if (!needs_device && source == r->source && rights_caller(&uid, &gid) &&
-		    !fs_param_known_fstype(fstype)) {
-			k = mnt_log_add(log, "fsconfig:source", 'e',
-					"mountd: only root may give a source to a filesystem "
-					"whose parameters mountd does not know");
-			mnt_log_fail(log, "fsconfig:source");
-			return k < 0 ? k : -EPERM;
-		}
-		k = set_param(&helper, fs_fd, &p, log);
-		if (k < 0)
-			return k;
+/* A parameter as the kernel gets it for this caller (ops_param_for_caller()),
+ * and what it holds until it is set. */
+typedef struct PreparedParam {
+	MntParam p;
+	int fd;
+	char number[OPS_FD_NUMBER_MAX];
+} PreparedParam;
+
+/* A superblock the caller makes, by its helper (executor-caller-sb.h):
+ * every parameter is looked at before the helper is asked for anything,
+ * then the whole context goes to it in one exchange, and its paths are
+ * looked up in the helper's namespaces, where CMD_CREATE looks for them.
+ * The context's fd, or a failure. */
+static int context_by_caller(const OpsCreateRequest *r, const char *fstype, const char *source,
+			     bool read_only, MntLog *log)
+{
+	_cleanup_(caller_sb_done) CallerSb helper = CALLER_SB_NULL;
+	_cleanup_close_ int userns = -EBADF;
+	_cleanup_free_ char *device = NULL;
+	_cleanup_free_ PreparedParam *params = NULL;
+	MntParam src;
+	size_t n = 0;
+	int k;
+
+	params = calloc(r->n_params ?: 1, sizeof(*params));
+	if (!params)
+		return -ENOMEM;
+	k = source_param(r, fstype, source, &device, &src, log);
+	for (; k >= 0 && n < r->n_params; n++)
+		k = ops_param_for_caller(fstype, &r->params[n], has_param(r, "ro"), &params[n].p,
+					 &params[n].fd, params[n].number, log);
+	if (k >= 0 && ops_fuse_fstype(fstype))
+		k = ops_fuse_check_create(r->params, r->n_params, log);
+	/* In its container's user namespace, else in a new one of its own. */
+	if (k >= 0) {
+		userns = rights_callers_userns();
+		if (userns < 0 && userns != -EPERM)
+			k = mnt_log_result(log, "as-caller", mnt_step_start(), userns);
 	}
+	if (k >= 0)
+		k = caller_sb_fsopen(fstype, userns, &helper, log);
+	if (k >= 0 && src.key)
+		k = caller_sb_param(&helper, &src, log);
+	for (size_t i = 0; k >= 0 && i < n; i++)
+		k = caller_sb_param(&helper, &params[i].p, log);
+	if (k >= 0 && read_only && !has_param(r, "ro"))
+		k = caller_sb_param(
+			&helper,
+			&(MntParam){.type = MNT_PARAM_FLAG, .key = (char *)"ro", .fd = -EBADF},
+			log);
+	if (k >= 0)
+		k = caller_sb_create(&helper,
+				     r->exclusive ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
+				     log);
+	for (size_t i = 0; i < n; i++)
+		safe_close(params[i].fd);
+	return k;
+}
+
+/* A superblock mountd makes: each parameter set as it comes, its paths
+ * resolved with the caller's rights (executor-rights.h).  The context's
+ * fd, or a failure. */
+static int context_by_mountd(const OpsCreateRequest *r, const char *fstype, const char *source,
+			     bool read_only, MntLog *log)
+{
+	_cleanup_close_ int fs_fd = -EBADF;
+	_cleanup_free_ char *device = NULL;
+	bool needs_device = source && fstype_needs_device(fstype);
+	RightsSaved saved;
+	MntParam src;
+	int k;
+
+	fs_fd = mnt_fsopen(fstype, log);
+	if (fs_fd < 0)
+		return fs_fd;
+	k = source_param(r, fstype, source, &device, &src, log);
+	if (k >= 0 && src.key)
+		k = mnt_fsconfig_param(fs_fd, &src, log);
+	if (k < 0)
+		return k;
 	for (size_t i = 0; i < r->n_params; i++) {
-		_cleanup_close_ int param_fd = -EBADF;
-		char number[OPS_FD_NUMBER_MAX];
-		MntParam p;
+		PreparedParam p = {.fd = -EBADF};
 
-		k = ops_param_for_caller(fstype, &r->params[i], has_param(r, "ro"), &p, &param_fd,
-					 number, log);
-		if (k < 0)
-			return k;
-		k = set_param(&helper, fs_fd, &p, log);
+		k = ops_param_for_caller(fstype, &r->params[i], has_param(r, "ro"), &p.p, &p.fd,
+					 p.number, log);
+		if (k >= 0)
+			k = mnt_fsconfig_param(fs_fd, &p.p, log);
+		safe_close(p.fd);
 		if (k < 0)
 			return k;
 	}
 	if (read_only && !has_param(r, "ro")) {
 		MntParam p = {.type = MNT_PARAM_FLAG, .key = (char *)"ro", .fd = -EBADF};
 
-		k = set_param(&helper, fs_fd, &p, log);
+		k = mnt_fsconfig_param(fs_fd, &p, log);
 		if (k < 0)
 			return k;
 	}
@@ -247,23 +294,36 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 		if (k < 0)
 			return k;
 	}
-	/* The parameters' paths were resolved with the caller's rights as
-	 * they were set (by its helper, for a superblock it makes).  The superblock is the caller's
-	 * to make where it remembers its maker, else mountd's, as any mount it makes.  A block
-	 * device's name is looked up now, in mountd's own root: the target's
-	 * /dev may be a user's. */
+	/* The superblock is mountd's, as any mount it makes.  A block device's
+	 * name is looked up now, in mountd's own root: the target's /dev may
+	 * be a user's. */
 	CreateCmd args = {fs_fd, r->exclusive ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
 			  log};
-	if (by_caller)
-		k = caller_sb_create(&helper, fs_fd, args.cmd, log);
-	else {
-		saved = rights_suspend();
-		k = needs_device ? worker_in_host_root(cmd_create, &args) : cmd_create(&args);
-		rights_resume(&saved);
-	}
-	caller_sb_done(&helper);
+	saved = rights_suspend();
+	k = needs_device ? worker_in_host_root(cmd_create, &args) : cmd_create(&args);
+	rights_resume(&saved);
 	if (k < 0)
 		return k;
+	return TAKE_FD(fs_fd);
+}
+
+/* read_only: the source is a read-only device (dm-verity), which the
+ * kernel opens for writing unless the superblock is read-only. */
+static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
+			bool read_only, MntLog *log)
+{
+	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
+	uid_t uid;
+	gid_t gid;
+	int k;
+
+	/* A superblock that remembers its maker is a non-root caller's own. */
+	if (rights_caller(&uid, &gid) && caller_sb_needed(fstype))
+		fs_fd = context_by_caller(r, fstype, source, read_only, log);
+	else
+		fs_fd = context_by_mountd(r, fstype, source, read_only, log);
+	if (fs_fd < 0)
+		return fs_fd;
 
 	struct mount_attr a;
 	ops_attributes_to_mount_attr(&r->attr, &a);

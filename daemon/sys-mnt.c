@@ -199,17 +199,31 @@ int mnt_log_add(MntLog *log, const char *step, char level, const char *text)
 	return 0;
 }
 
+int mnt_log_add_kernel(MntLog *log, const char *step, char *msg)
+{
+	size_t n = strlen(msg);
+	char level = '?';
+	const char *text = msg;
+
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	/* "e text", "w text", "i text" */
+	if (n >= 2 && strchr("ewi", msg[0]) && msg[1] == ' ') {
+		level = msg[0];
+		text = msg + 2;
+	}
+	return mnt_log_add(log, step, level, text);
+}
+
 int mnt_log_drain(MntLog *log, int fs_fd, const char *step)
 {
 	/* Messages are at most a few hundred bytes; EMSGSIZE would drop one. */
-	char buf[4096];
+	char buf[MNT_MESSAGE_MAX];
 
 	if (!log || fs_fd < 0)
 		return 0;
 	for (;;) {
 		ssize_t n = read(fs_fd, buf, sizeof(buf) - 1);
-		char level = '?';
-		const char *text = buf;
 		int r;
 
 		if (n < 0) {
@@ -222,14 +236,7 @@ int mnt_log_drain(MntLog *log, int fs_fd, const char *step)
 		if (n == 0)
 			return 0;
 		buf[n] = 0;
-		while (n > 0 && buf[n - 1] == '\n')
-			buf[--n] = 0;
-		/* "e text", "w text", "i text" */
-		if (n >= 2 && strchr("ewi", buf[0]) && buf[1] == ' ') {
-			level = buf[0];
-			text = buf + 2;
-		}
-		r = mnt_log_add(log, step, level, text);
+		r = mnt_log_add_kernel(log, step, buf);
 		if (r < 0)
 			return r;
 	}

@@ -76,6 +76,11 @@ uint64_t mnt_step_start(void);
  * start; returns r. */
 int mnt_log_result(MntLog *log, const char *step, uint64_t start, int r);
 int mnt_log_add(MntLog *log, const char *step, char level, const char *text);
+/* The most of one message from a filesystem context that is kept. */
+#define MNT_MESSAGE_MAX 4096
+/* A message as read from a filesystem context fd ("e text", trailing
+ * newlines trimmed in place) into log. */
+int mnt_log_add_kernel(MntLog *log, const char *step, char *msg);
 /* Read every pending message from a filesystem context fd into log. */
 int mnt_log_drain(MntLog *log, int fs_fd, const char *step);
 

@@ -222,6 +222,58 @@ for m in k1 k2 k3 k4; do
 	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/$m\"}" >/dev/null 2>&1
 done
 
+# --- the helper gets a superblock's commands without waiting for each
+# answer: a failure is still the step's own, with the kernel's words, and
+# nothing after it is done
+tmpfs_params_json() { # target parameters
+	printf '{"fsType":"tmpfs","parameters":[%s],"placement":{"namespace":{"pid":%d},"path":"%s","create":"directory"}}' \
+		"$2" $container "$1"
+}
+P_SIZE_BAD='{"key":"size","type":"string","value":"bogus"}'
+P_MODE='{"key":"mode","type":"string","value":"0700"}'
+P_NR='{"key":"nr_inodes","type":"string","value":"77"}'
+vcall Create "$(tmpfs_json /tmp/ctr/pl0)" >$work/pl0
+hp=$(helpers)
+in_ctr mkdir -p /tmp/ctr/pl1
+! user_varlink io.mountd.Mount.Create "$(tmpfs_params_json /tmp/ctr/pl1 "$P_MODE,$P_SIZE_BAD,$P_NR")" \
+	>$work/pl1
+check "a user's tmpfs with a bad size between two good parameters: failed at fsconfig:size" \
+	jtest $work/pl1 'r["error"] == "io.mountd.Mount.MountFailed" and p["step"] == "fsconfig:size" and p["errnoName"] == "EINVAL"'
+check "  with the kernel's message under that step" \
+	jtest $work/pl1 'any("Bad value for" in m["text"] and m["step"] == "fsconfig:size" and m["level"] == "e" for m in p["messages"])'
+check "  the steps done: as-caller, fsopen, the mode before it; none after it" \
+	jtest $work/pl1 '[s["step"] for s in p["steps"]] == ["as-caller", "fsopen", "fsconfig:mode"]'
+check_fails "  nothing mounted there" in_ctr mountpoint -q /tmp/ctr/pl1
+check "  the same kept helper is left" test "$(helpers)" = "$hp"
+check_output "  and its next superblock has exactly its own parameters" '^tmpfs .*nr_inodes=77' \
+	bash -c "vcall Create '$(tmpfs_params_json /tmp/ctr/pl2 "$P_NR")' >/dev/null &&
+		in_ctr findmnt -n -o FSTYPE,FS-OPTIONS /tmp/ctr/pl2 | tr -s ' '"
+check_fails "  (no mode=0700 left over from the failed one)" \
+	bash -c "in_ctr findmnt -n -o FS-OPTIONS /tmp/ctr/pl2 | grep -q mode=700"
+check "  made by the same helper" test "$(helpers)" = "$hp"
+# More parameters than the helper is sent before its answers are read.
+many=$(for i in $(seq 1 20); do printf '{"key":"nr_inodes","type":"string","value":"%d"},' $((100 + i)); done)
+check_output "twenty parameters in one superblock: the last one holds" 'nr_inodes=120' \
+	bash -c "vcall Create '$(tmpfs_params_json /tmp/ctr/pl3 "${many%,}")' >/dev/null &&
+		in_ctr findmnt -n -o FS-OPTIONS /tmp/ctr/pl3"
+bad_late=$(for i in $(seq 1 12); do printf '{"key":"nr_inodes","type":"string","value":"%d"},' $((100 + i)); done)
+in_ctr mkdir -p /tmp/ctr/pl4
+! user_varlink io.mountd.Mount.Create "$(tmpfs_params_json /tmp/ctr/pl4 "$bad_late$P_SIZE_BAD,$P_MODE")" \
+	>$work/pl4
+check "  a bad one after twelve good ones fails at its own step, the twelve done" \
+	jtest $work/pl4 'p["step"] == "fsconfig:size" and any(m["step"] == "fsconfig:size" for m in p["messages"]) and [s["step"] for s in p["steps"]][2:] == ["fsconfig:nr_inodes"] * 12'
+check_fails "  nothing mounted there" in_ctr mountpoint -q /tmp/ctr/pl4
+check "  and the helper is still the same" test "$(helpers)" = "$hp"
+vcall Create "$(printf '{"fsType":"overlay","source":"attack","parameters":[{"key":"lowerdir","type":"string","value":"/tmp/ctr/ov/l"},{"key":"upperdir","type":"string","value":"/tmp/ctr/ov/u"}],"placement":{"namespace":{"pid":%d},"path":"/tmp/ctr/pl5","create":"directory"}}' $container)" \
+	>$work/pl5 2>&1 || true
+check_output "a user's overlay without workdir fails at CMD_CREATE, with overlay's words" \
+	'fsconfig:CMD_CREATE.*(workdir|upperdir)' cat $work/pl5
+check_fails "  nothing mounted there" in_ctr mountpoint -q /tmp/ctr/pl5
+for m in pl0 pl2 pl3; do
+	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/$m\"}" >/dev/null 2>&1
+done
+in_ctr rmdir /tmp/ctr/pl0 /tmp/ctr/pl1 /tmp/ctr/pl2 /tmp/ctr/pl3 /tmp/ctr/pl4 2>/dev/null || true
+
 # --- devices: only those the user could open
 check_output "the host's disk mounted in the container by path: EACCES" 'EACCES' \
 	vdenied Create "{\"fsType\":\"ext4\",\"source\":\"$(findmnt -n -o SOURCE /)\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/disk\",\"create\":\"directory\"}}"
