@@ -615,8 +615,12 @@ int caller_sb_create(CallerSb *h, unsigned cmd, MntLog *log)
 	r = pipeline_send(h, step, &iov, 1, -EBADF, log);
 	if (r >= 0)
 		r = caller_sb_collect(h, log);
-	if (r >= 0 && h->fs_fd < 0)
-		r = -EIO; /* every step done, and no context: out of step */
+	if (r >= 0 && h->fs_fd < 0) {
+		/* Every step done, and no context: out of step with us. */
+		caller_sb_fail(h);
+		mnt_log_fail(log, step);
+		r = -EIO;
+	}
 	if (r < 0)
 		return r;
 	return TAKE_FD(h->fs_fd);
