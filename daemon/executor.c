@@ -21,28 +21,10 @@
 
 #include "executor-caps.h"
 #include "executor.h"
+#include "executor-message.h"
 #include "executor-nonblocking.h"
 #include "util.h"
 #include "executor-worker.h"
-
-/* Texts up to this size travel in the datagram itself, larger ones in a
- * memfd: an AF_UNIX datagram must fit the socket's send buffer whole. */
-#define EXEC_INLINE_MAX (60U * 1024)
-#define EXEC_MAGIC	0x6d6e7464U /* "mntd" */
-
-enum {
-	MSG_TEXT_IN_MEMFD = 1 << 0, /* the last fd holds the text */
-	MSG_NO_ANSWER = 1 << 1,	    /* the handler failed */
-	MSG_ROOT = 1 << 2,	    /* a worker's first: its namespace's root */
-	MSG_REPLY_FD = 1 << 3,	    /* a job's: the last fd is the client's socket */
-};
-
-typedef struct MsgHeader {
-	uint32_t magic;
-	uint32_t flags;
-	uint32_t size;	  /* of the inline text, NUL included */
-	uint32_t written; /* an answer's: bytes of it the worker wrote itself */
-} MsgHeader;
 
 /* Who may write a job's answer to the client's lent socket, in a word the
  * loop and the worker share (MAP_SHARED, one page each worker): the worker
@@ -68,7 +50,7 @@ struct Job {
 	sd_event_source *deadline;
 	Worker *worker; /* while it runs */
 	bool queued;
-	bool lent; /* its last fd is the client's socket (MSG_REPLY_FD) */
+	bool lent; /* its last fd is the client's socket (EXEC_MSG_REPLY_FD) */
 	bool lost; /* its worker began to write to that socket, then went */
 	TAILQ_ENTRY(Job) queue;
 	LIST_ENTRY(Job) all;
@@ -132,183 +114,6 @@ void exec_reply_done(ExecReply *r)
 	*r = (ExecReply){};
 }
 
-/* ---- messages ------------------------------------------------------------------ */
-
-static int send_message_written(int sock, const char *text, uint32_t flags, uint32_t written,
-				const int *fds, size_t n_fds, int send_flags)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * (EXEC_FDS_MAX + 1))];
-	} control = {};
-	_cleanup_close_ int memfd = -EBADF;
-	size_t size = text ? strlen(text) + 1 : 0;
-	MsgHeader h = {.magic = EXEC_MAGIC, .flags = flags, .written = written};
-	struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof(h)}};
-	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 1};
-	int all[EXEC_FDS_MAX + 1];
-	size_t n = n_fds;
-
-	if (n_fds > EXEC_FDS_MAX)
-		return -E2BIG;
-	/* fds may be NULL with none: memcpy's arguments must not be (UBSan). */
-	if (n_fds)
-		memcpy(all, fds, sizeof(int) * n_fds);
-	if (size > EXEC_INLINE_MAX) {
-		memfd = memfd_create("mountd-exec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-		if (memfd < 0)
-			return negative_errno();
-		for (size_t done = 0; done < size;) {
-			ssize_t k = write(memfd, text + done, size - done);
-
-			if (k < 0)
-				return negative_errno();
-			done += (size_t)k;
-		}
-		/* The reader gets exactly what was written. */
-		if (fcntl(memfd, F_ADD_SEALS,
-			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
-			return negative_errno();
-		all[n++] = memfd;
-		h.flags |= MSG_TEXT_IN_MEMFD;
-	} else if (size > 0) {
-		h.size = (uint32_t)size;
-		iov[1] = (struct iovec){.iov_base = (void *)text, .iov_len = size};
-		mh.msg_iovlen = 2;
-	}
-	if (n > 0) {
-		struct cmsghdr *c;
-
-		mh.msg_control = &control;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-		memcpy(CMSG_DATA(c), all, sizeof(int) * n);
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL | send_flags) < 0 ? negative_errno() : 0;
-}
-
-static int send_message(int sock, const char *text, uint32_t flags, const int *fds, size_t n_fds,
-			int send_flags)
-{
-	return send_message_written(sock, text, flags, 0, fds, n_fds, send_flags);
-}
-
-static int read_memfd(int fd, char **ret)
-{
-	struct stat st;
-	char *text;
-	size_t done = 0;
-
-	if (fstat(fd, &st) < 0)
-		return negative_errno();
-	if (st.st_size <= 0 || (uint64_t)st.st_size > 64ULL * 1024 * 1024)
-		return -EBADMSG;
-	text = malloc((size_t)st.st_size);
-	if (!text)
-		return -ENOMEM;
-	while (done < (size_t)st.st_size) {
-		ssize_t k = pread(fd, text + done, (size_t)st.st_size - done, (off_t)done);
-
-		if (k <= 0) {
-			free(text);
-			return k < 0 ? negative_errno() : -EBADMSG;
-		}
-		done += (size_t)k;
-	}
-	if (text[done - 1] != 0) {
-		free(text);
-		return -EBADMSG;
-	}
-	*ret = text;
-	return 0;
-}
-
-/* One message: 0 with its text (NULL for none) and fds, or -EPIPE at EOF,
- * or another negative errno for a broken message. */
-static int recv_message_written(int sock, int recv_flags, uint32_t *ret_flags,
-				uint32_t *ret_written, char **ret_text, int **ret_fds,
-				size_t *ret_n_fds)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * (EXEC_FDS_MAX + 1))];
-	} control;
-	_cleanup_free_ char *buf = malloc(sizeof(MsgHeader) + EXEC_INLINE_MAX);
-	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(MsgHeader) + EXEC_INLINE_MAX};
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = &control,
-		.msg_controllen = sizeof(control),
-	};
-	_cleanup_free_ int *fds = NULL;
-	size_t n_fds = 0;
-	MsgHeader h;
-	ssize_t n;
-	int r = 0;
-
-	*ret_text = NULL;
-	*ret_fds = NULL;
-	*ret_n_fds = 0;
-	if (!buf)
-		return -ENOMEM;
-	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | recv_flags);
-	if (n < 0)
-		return negative_errno();
-	if (n == 0)
-		return -EPIPE;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			int *a = reallocarray(fds, n_fds + k ?: 1, sizeof(int));
-
-			if (!a) {
-				close_many((int *)CMSG_DATA(c), k);
-				r = -ENOMEM;
-				continue;
-			}
-			fds = a;
-			memcpy(fds + n_fds, CMSG_DATA(c), sizeof(int) * k);
-			n_fds += k;
-		}
-	memcpy(&h, buf, MIN((size_t)n, sizeof(h)));
-	if (r >= 0 &&
-	    ((size_t)n < sizeof(h) || h.magic != EXEC_MAGIC ||
-	     (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n != sizeof(h) + h.size ||
-	     (h.size > 0 && buf[n - 1] != 0) || ((h.flags & MSG_TEXT_IN_MEMFD) && n_fds == 0)))
-		r = -EBADMSG;
-	if (r >= 0 && (h.flags & MSG_TEXT_IN_MEMFD)) {
-		r = read_memfd(fds[n_fds - 1], ret_text);
-		safe_close(fds[--n_fds]);
-	} else if (r >= 0 && h.size > 0) {
-		*ret_text = strdup(buf + sizeof(h));
-		if (!*ret_text)
-			r = -ENOMEM;
-	}
-	if (r < 0) {
-		close_many(fds, n_fds);
-		free(*ret_text);
-		*ret_text = NULL;
-		return r;
-	}
-	*ret_flags = h.flags;
-	if (ret_written)
-		*ret_written = h.written;
-	*ret_fds = TAKE_PTR(fds);
-	*ret_n_fds = n_fds;
-	return 0;
-}
-
-static int recv_message(int sock, int recv_flags, uint32_t *ret_flags, char **ret_text,
-			int **ret_fds, size_t *ret_n_fds)
-{
-	return recv_message_written(sock, recv_flags, ret_flags, NULL, ret_text, ret_fds,
-				    ret_n_fds);
-}
-
 /* ---- the worker process ------------------------------------------------------------ */
 
 /* The answer straight to the client whose socket came with the job, when
@@ -358,7 +163,7 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 	{
 		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-		if (root >= 0 && send_message(sock, NULL, MSG_ROOT, &root, 1, 0) < 0)
+		if (root >= 0 && exec_msg_send(sock, NULL, EXEC_MSG_ROOT, &root, 1, 0) < 0)
 			_exit(1);
 	}
 
@@ -371,14 +176,14 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 		size_t n_fds;
 		int r;
 
-		r = recv_message(sock, 0, &flags, &text, &fds, &n_fds);
+		r = exec_msg_recv(sock, 0, &flags, &text, &fds, &n_fds);
 		if (r == -EPIPE) {
 			worker_run_at_exit();
 			_exit(0);
 		}
 		if (r < 0 || !text)
 			_exit(1);
-		if ((flags & MSG_REPLY_FD) && n_fds > 0)
+		if ((flags & EXEC_MSG_REPLY_FD) && n_fds > 0)
 			client = fds[--n_fds];
 		r = handler(text, fds, n_fds, &reply);
 		/* The trace fd among them: its reader's EOF comes before the
@@ -388,10 +193,10 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 			written = worker_write_answer(client, &reply, token);
 		client = safe_close(client);
 		if (r < 0 || !reply.json)
-			r = send_message(sock, NULL, MSG_NO_ANSWER, NULL, 0, 0);
+			r = exec_msg_send(sock, NULL, EXEC_MSG_NO_ANSWER, NULL, 0, 0);
 		else
-			r = send_message_written(sock, reply.json, 0, written, reply.fds,
-						 reply.n_fds, 0);
+			r = exec_msg_send_written(sock, reply.json, 0, written, reply.fds,
+						  reply.n_fds, 0);
 		exec_reply_done(&reply);
 		if (r < 0)
 			_exit(1);
@@ -665,11 +470,11 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	uint32_t flags = 0, written = 0;
 	int r;
 
-	r = recv_message_written(fd, MSG_DONTWAIT, &flags, &written, &text, &reply.fds,
-				 &reply.n_fds);
+	r = exec_msg_recv_written(fd, MSG_DONTWAIT, &flags, &written, &text, &reply.fds,
+				  &reply.n_fds);
 	if (r == -EAGAIN)
 		return 0;
-	if (r >= 0 && (flags & MSG_ROOT)) {
+	if (r >= 0 && (flags & EXEC_MSG_ROOT)) {
 		/* Kept with the key, and gone with it. */
 		if (w->group && w->group->root.fd < 0 && reply.n_fds == 1) {
 			(void)nonblocking_root_take(&w->group->root, reply.fds[0],
@@ -698,7 +503,7 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	else if (!w->idle_source)
 		(void)sd_event_add_time_relative(w->x->event, &w->idle_source, CLOCK_MONOTONIC,
 						 w->x->idle_usec, 0, on_idle, w);
-	job_finish(w->job, flags & MSG_NO_ANSWER ? -EIO : 0, &reply);
+	job_finish(w->job, flags & EXEC_MSG_NO_ANSWER ? -EIO : 0, &reply);
 	exec_reply_done(&reply);
 	return 0;
 }
@@ -817,7 +622,8 @@ static int job_start(Job *j, const int *fds, size_t n_fds)
 		n_fds = j->n_fds;
 	}
 	*w->token = j->lent ? TOKEN_LENT : TOKEN_NONE;
-	r = send_message(w->sock, j->request, j->lent ? MSG_REPLY_FD : 0, fds, n_fds, MSG_DONTWAIT);
+	r = exec_msg_send(w->sock, j->request, j->lent ? EXEC_MSG_REPLY_FD : 0, fds, n_fds,
+			  MSG_DONTWAIT);
 	if (r < 0) {
 		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
 		worker_close(w);
@@ -908,7 +714,7 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 	/* No room for the client's socket: the loop writes the answer. */
 	if (n_fds == EXEC_FDS_MAX)
 		reply_fd = -EBADF;
-	/* The client's socket goes last, as MSG_REPLY_FD says. */
+	/* The client's socket goes last, as EXEC_MSG_REPLY_FD says. */
 	if (n_fds)
 		memcpy(fds, fds_in, sizeof(int) * n_fds);
 	if (reply_fd >= 0)
