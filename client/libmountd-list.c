@@ -208,10 +208,26 @@ static int skip_value(char **pp)
 
 /* The members of an object at *pp, one call of member() per key (a copy,
  * unescaped; a key too long for it is passed as "").  member() reads the
- * value after the colon and returns negative to fail. */
+ * value after the colon and returns negative to fail.  hint(), if any,
+ * names the key that likely comes next (mountd writes its keys in one
+ * order): a key that is that name, unescaped, is passed as that very
+ * pointer, neither copied nor unescaped. */
 typedef int (*MemberFn)(const char *key, char **pp, void *userdata);
+typedef const char *(*KeyHintFn)(void *userdata);
 
-static int read_object(char **pp, MemberFn member, void *userdata)
+/* Whether p is the string "name", as it is (no escapes), and where it
+ * ends. */
+static bool key_is(const char *p, const char *name, char **ret_end)
+{
+	size_t n = strlen(name);
+
+	if (p[0] != '"' || strncmp(p + 1, name, n) != 0 || p[1 + n] != '"')
+		return false;
+	*ret_end = (char *)p + n + 2;
+	return true;
+}
+
+static int read_object(char **pp, KeyHintFn hint, MemberFn member, void *userdata)
 {
 	char *p = skip_ws(*pp);
 	int r;
@@ -224,12 +240,19 @@ static int read_object(char **pp, MemberFn member, void *userdata)
 		return 0;
 	}
 	for (;;) {
+		const char *expected = hint ? hint(userdata) : NULL;
 		char key[32];
+		const char *k = key;
 
-		r = read_string(&p, key, sizeof(key), NULL);
-		if (r == -ENOBUFS) {
-			key[0] = 0;
-			r = skip_value(&p);
+		if (expected && key_is(p, expected, &p)) {
+			k = expected;
+			r = 0;
+		} else {
+			r = read_string(&p, key, sizeof(key), NULL);
+			if (r == -ENOBUFS) {
+				key[0] = 0;
+				r = skip_value(&p);
+			}
 		}
 		if (r < 0)
 			return r;
@@ -237,7 +260,7 @@ static int read_object(char **pp, MemberFn member, void *userdata)
 		if (*p++ != ':')
 			return -EBADMSG;
 		p = skip_ws(p);
-		r = member(key, &p, userdata);
+		r = member(k, &p, userdata);
 		if (r < 0)
 			return r;
 		p = skip_ws(p);
@@ -280,9 +303,26 @@ static const struct {
 		_r;                                               \
 	})
 
+typedef struct AttributeReading {
+	uint64_t *attr;
+	/* The flag looked for first (mountd writes them in order, then
+	 * "atime"): ELEMENTSOF(attribute_flags) for atime, past it none. */
+	size_t next;
+} AttributeReading;
+
+static const char *attribute_hint(void *userdata)
+{
+	const AttributeReading *ar = userdata;
+
+	if (ar->next < ELEMENTSOF(attribute_flags))
+		return attribute_flags[ar->next].name;
+	return ar->next == ELEMENTSOF(attribute_flags) ? "atime" : NULL;
+}
+
 static int attribute_member(const char *key, char **pp, void *userdata)
 {
-	uint64_t *attr = userdata;
+	AttributeReading *ar = userdata;
+	uint64_t *attr = ar->attr;
 	const char *s;
 	bool b;
 	int r;
@@ -290,6 +330,7 @@ static int attribute_member(const char *key, char **pp, void *userdata)
 	if (streq(key, "atime")) {
 		uint64_t v;
 
+		ar->next = ELEMENTSOF(attribute_flags) + 1;
 		r = read_string_in_place(pp, &s);
 		if (r >= 0)
 			r = LOOKUP(atime_names, s, &v);
@@ -297,13 +338,17 @@ static int attribute_member(const char *key, char **pp, void *userdata)
 			*attr = (*attr & ~(uint64_t)MOUNT_ATTR__ATIME) | v;
 		return r;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(attribute_flags); i++)
-		if (streq(key, attribute_flags[i].name)) {
+	for (size_t k = 0; k < ELEMENTSOF(attribute_flags); k++) {
+		size_t i = (ar->next + k) % ELEMENTSOF(attribute_flags);
+
+		if (key == attribute_flags[i].name || streq(key, attribute_flags[i].name)) {
+			ar->next = i + 1;
 			r = read_bool(pp, &b);
 			if (r >= 0 && b)
 				*attr |= attribute_flags[i].bit;
 			return r;
 		}
+	}
 	return skip_value(pp);
 }
 
@@ -327,12 +372,26 @@ typedef struct MountReading {
 	uint32_t seen; /* bits of mount_fields */
 } MountReading;
 
+/* "MAJOR:MINOR", each a decimal number of 32 bits. */
+static int read_device(const char *s, uint32_t *ret_major, uint32_t *ret_minor)
+{
+	uint64_t major, minor;
+	char *p = (char *)s;
+
+	if (read_u64(&p, &major) < 0 || major > UINT32_MAX || *p++ != ':' ||
+	    read_u64(&p, &minor) < 0 || minor > UINT32_MAX || *p)
+		return -EBADMSG;
+	*ret_major = (uint32_t)major;
+	*ret_minor = (uint32_t)minor;
+	return 0;
+}
+
 static int read_field(const struct MountField *f, char **pp, MountdMount *m)
 {
 	void *at = (char *)m + f->offset;
 	const char *s;
 	uint64_t v;
-	int r, n;
+	int r;
 
 	switch (f->kind) {
 	case MOUNT_ENTRY_U64:
@@ -353,7 +412,8 @@ static int read_field(const struct MountField *f, char **pp, MountdMount *m)
 	case MOUNT_ENTRY_STRING:
 		return read_string_in_place(pp, at);
 	case MOUNT_ENTRY_ATTRIBUTES:
-		return read_object(pp, attribute_member, at);
+		return read_object(pp, attribute_hint, attribute_member,
+				   &(AttributeReading){.attr = at});
 	case MOUNT_ENTRY_PROPAGATION:
 		r = read_string_in_place(pp, &s);
 		return r < 0 ? r : LOOKUP(propagation_names, s, (uint64_t *)at);
@@ -361,12 +421,16 @@ static int read_field(const struct MountField *f, char **pp, MountdMount *m)
 		r = read_string_in_place(pp, &s);
 		if (r < 0)
 			return r;
-		n = 0;
-		if (sscanf(s, "%u:%u%n", &m->dev_major, &m->dev_minor, &n) != 2 || s[n])
-			return -EBADMSG;
-		return 0;
+		return read_device(s, &m->dev_major, &m->dev_minor);
 	}
 	return -EBADMSG;
+}
+
+static const char *mount_hint(void *userdata)
+{
+	const MountReading *mr = userdata;
+
+	return mount_fields[mr->next % ELEMENTSOF(mount_fields)].name;
 }
 
 static int mount_member(const char *key, char **pp, void *userdata)
@@ -376,7 +440,7 @@ static int mount_member(const char *key, char **pp, void *userdata)
 	for (size_t k = 0; k < ELEMENTSOF(mount_fields); k++) {
 		size_t i = (mr->next + k) % ELEMENTSOF(mount_fields);
 
-		if (!streq(key, mount_fields[i].name))
+		if (key != mount_fields[i].name && !streq(key, mount_fields[i].name))
 			continue;
 		if (mr->seen & 1u << i)
 			return -EBADMSG; /* twice */
@@ -393,7 +457,7 @@ static int read_mount(char **pp, MountdMount *m)
 	int r;
 
 	*m = (MountdMount){};
-	r = read_object(pp, mount_member, &mr);
+	r = read_object(pp, mount_hint, mount_member, &mr);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < ELEMENTSOF(mount_fields); i++)
@@ -468,7 +532,7 @@ static int reply_member(const char *key, char **pp, void *userdata)
 	if (streq(key, "continues"))
 		return read_bool(pp, &rr->continues);
 	if (streq(key, "parameters"))
-		return read_object(pp, parameters_member, rr);
+		return read_object(pp, NULL, parameters_member, rr);
 	return skip_value(pp);
 }
 
@@ -480,7 +544,7 @@ static int read_reply(MountdMountList *l, bool *ret_continues)
 	char *p = l->texts[l->n_texts - 1];
 	int r;
 
-	r = read_object(&p, reply_member, &rr);
+	r = read_object(&p, NULL, reply_member, &rr);
 	if (r < 0)
 		return r;
 	if (*skip_ws(p))

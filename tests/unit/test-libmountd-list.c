@@ -116,7 +116,7 @@ static const char small[] =
 	"\"readOnly\":true,\"atime\":\"noatime\",\"later\":null},\"propagation\":\"shared\","
 	"\"peerGroup\":7,\"master\":0,\"device\":\"254:1\",\"more\":\"x\"} ,\n"
 	"{\"device\":\"0:42\",\"master\":3,\"peerGroup\":0,\"propagation\":\"slave\","
-	"\"attributes\":{},\"mountPoint\":\"/\",\"root\":\"/sub\",\"fsType\":\"tmpfs\","
+	"\"attributes\":{},\"m\\u006funtPoint\":\"/\",\"root\":\"/sub\",\"fsType\":\"tmpfs\","
 	"\"oldParentId\":2,\"oldId\":3,\"parentId\":1,\"id\":18446744073709551615} ] } }";
 
 static const char *const bad[] = {
@@ -138,6 +138,11 @@ static const char *const bad[] = {
 	"{\"parameters\":{\"mounts\":[{\"fsType\":\"\\udc00\"}]}}",
 	/* unterminated */
 	"{\"parameters\":{\"mounts\":[{\"fsType\":\"abc",
+	/* a major of 33 bits; a device with more after it */
+	"{\"parameters\":{\"mounts\":[{\"id\":1,\"device\":\"4294967296:0\"}]}}",
+	"{\"parameters\":{\"mounts\":[{\"id\":1,\"device\":\"1:2x\"}]}}",
+	/* a key twice, the second spelled with an escape */
+	"{\"parameters\":{\"mounts\":[{\"id\":1,\"\\u0069d\":2}]}}",
 	/* an error that goes on */
 	"{\"error\":\"io.mountd.Mount.InternalError\",\"parameters\":{},\"continues\":true}",
 };
