@@ -156,6 +156,7 @@ typedef struct VmStream {
 	const char *text;
 	size_t prefix_len; /* {"KEY":[ */
 	const char *next;  /* the next element */
+	const char *close; /* the array's "]", when the text ends "]}" */
 } VmStream;
 
 typedef struct VmPart {
@@ -217,6 +218,27 @@ static int vm_stream_cut(const VmStream *st, size_t size, const char **ret_end,
 	return 0;
 }
 
+/* Where the array of a text that ends with it ("...]}") closes; NULL for
+ * any other end. */
+static const char *vm_array_close(const char *text, size_t len)
+{
+	const char *p = text + len;
+	int want = '}';
+
+	while (p > text) {
+		char c = *--p;
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (c != want)
+			return NULL;
+		if (want == ']')
+			return p;
+		want = ']';
+	}
+	return NULL;
+}
+
 /* The next part, or the last as the final reply. */
 static void vm_stream_next(VarlinkCall *call, void *userdata)
 {
@@ -231,7 +253,16 @@ static void vm_stream_next(VarlinkCall *call, void *userdata)
 	bool last;
 	int r;
 
-	r = vm_stream_cut(st, size, &end, &next, &last);
+	/* The rest in one part: nothing to cut, no scan of it.  The text is
+	 * the worker's, as mountd wrote it (a small answer goes from the
+	 * worker to the client unread); the scan finds where to cut. */
+	if (st->close && (size_t)(st->close - st->next) <= size) {
+		end = st->close;
+		next = st->close;
+		last = true;
+		r = 0;
+	} else
+		r = vm_stream_cut(st, size, &end, &next, &last);
 	if (r == -EBADMSG)
 		log_error("a worker's answer of %zu bytes is no array at %zu", strlen(st->text),
 			  (size_t)(st->next - st->text));
@@ -265,7 +296,7 @@ static void vm_stream_next(VarlinkCall *call, void *userdata)
 static int vm_stream_start(VarlinkCall *call, const OpsMethod *m, RequestAnswer *a)
 {
 	char prefix[64];
-	size_t n;
+	size_t n, len;
 	VmStream *st;
 	int r;
 
@@ -286,8 +317,10 @@ static int vm_stream_start(VarlinkCall *call, const OpsMethod *m, RequestAnswer 
 		.prefix_len = n,
 		.next = json_scan_ws(a->text + n),
 	};
+	len = strlen(a->text);
+	st->close = vm_array_close(a->text, len);
 	/* Counted against the caller's unread answers until the last part. */
-	varlink_call_set_held(call, strlen(a->text));
+	varlink_call_set_held(call, len);
 	r = varlink_call_set_drain_callback(call, vm_stream_next, st);
 	if (r >= 0)
 		r = varlink_call_set_disconnect_callback(call, vm_stream_disconnected, st);
