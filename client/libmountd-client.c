@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "libmountd-client-internal.h"
+#include "scm-rights.h"
 #include "libmountd-client.h"
 #include "util.h"
 
@@ -155,25 +156,12 @@ static int send_message(MountdClient *c, const char *text, const int *fds, size_
 	while (done < len) {
 		struct iovec iov = {.iov_base = (char *)text + done, .iov_len = len - done};
 		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-		union {
-			struct cmsghdr h;
-			char buf[CMSG_SPACE(sizeof(int) * MOUNTD_FDS_MAX)];
-		} control;
+		SCM_RIGHTS_BUFFER(MOUNTD_FDS_MAX) control;
 		ssize_t n;
 		int r;
 
-		if (done == 0 && n_fds > 0) {
-			struct cmsghdr *cm;
-
-			memset(&control, 0, sizeof(control));
-			mh.msg_control = &control;
-			mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
-			memcpy(CMSG_DATA(cm), fds, sizeof(int) * n_fds);
-		}
+		if (done == 0 && n_fds > 0)
+			scm_rights_put(&mh, &control, fds, n_fds);
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -192,29 +180,10 @@ static int send_message(MountdClient *c, const char *text, const int *fds, size_
 
 static int take_control_fds(MountdClient *c, struct msghdr *mh)
 {
-	int r = 0;
+	int r = scm_rights_take(mh, &c->fds, &c->n_fds);
 
-	if (mh->msg_flags & MSG_CTRUNC)
-		r = -EMSGSIZE; /* fds were lost: the message cannot be trusted */
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-		size_t n;
-		int *fds, *grown;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		fds = (int *)(void *)CMSG_DATA(cm);
-		grown = r < 0 ? NULL : realloc(c->fds, sizeof(int) * (c->n_fds + n));
-		if (!grown) {
-			close_many(fds, n);
-			r = r < 0 ? r : -ENOMEM;
-			continue;
-		}
-		c->fds = grown;
-		memcpy(c->fds + c->n_fds, fds, sizeof(int) * n);
-		c->n_fds += n;
-	}
-	return r;
+	/* fds were lost: the message cannot be trusted. */
+	return r >= 0 && (mh->msg_flags & MSG_CTRUNC) ? -EMSGSIZE : r;
 }
 
 /* Read until a complete message is buffered; returns its length (without
@@ -226,10 +195,7 @@ static int read_message(MountdClient *c, uint64_t deadline, size_t *ret_len)
 				    ? memchr(c->rbuf + c->rstart + c->rscanned, 0,
 					     c->rend - c->rstart - c->rscanned)
 				    : NULL;
-		union {
-			struct cmsghdr h;
-			char buf[CMSG_SPACE(sizeof(int) * MOUNTD_FDS_MAX)];
-		} control;
+		SCM_RIGHTS_BUFFER(MOUNTD_FDS_MAX) control;
 		struct iovec iov;
 		struct msghdr mh;
 		ssize_t n;

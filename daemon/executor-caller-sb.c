@@ -18,6 +18,7 @@
 
 #include "executor-caller-sb.h"
 #include "executor-rights.h"
+#include "scm-rights.h"
 #include "util.h"
 #include "executor-worker.h"
 
@@ -40,22 +41,12 @@ bool caller_sb_needed(const char *fstype)
  * what was sent, or -errno. */
 static ssize_t send_with_fd(int sock, struct iovec *iov, size_t n_iov, int fd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} control = {};
+	SCM_RIGHTS_BUFFER(1) control;
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = n_iov};
 	ssize_t n;
 
-	if (fd >= 0) {
-		mh.msg_control = &control;
-		mh.msg_controllen = sizeof(control);
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
+	if (fd >= 0)
+		scm_rights_put(&mh, &control, &fd, 1);
 	n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 	return n < 0 ? negative_errno() : n;
 }
@@ -68,13 +59,13 @@ static int send_result(int sock, int r, int fd)
 	return send_with_fd(sock, &iov, 1, fd) == sizeof(r) ? 0 : -EIO;
 }
 
-/* One message into buf, and the fd that came with it (-EBADF if none). */
+/* One message into buf, and the fd that came with it (-EBADF if none);
+ * -EBADMSG for more than one. */
 static ssize_t recv_with_fd(int sock, void *buf, size_t size, int *ret_fd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} control;
+	SCM_RIGHTS_BUFFER(1) control;
+	_cleanup_free_ int *fds = NULL;
+	size_t n_fds = 0;
 	struct iovec iov = {.iov_base = buf, .iov_len = size};
 	struct msghdr mh = {
 		.msg_iov = &iov,
@@ -83,18 +74,20 @@ static ssize_t recv_with_fd(int sock, void *buf, size_t size, int *ret_fd)
 		.msg_controllen = sizeof(control),
 	};
 	ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	int fd = -EBADF;
+	int r;
 
 	if (n < 0)
 		return negative_errno();
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-		safe_close(fd);
-		return -EMSGSIZE;
+	r = scm_rights_take(&mh, &fds, &n_fds);
+	if (r >= 0 && (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		r = -EMSGSIZE;
+	if (r >= 0 && n_fds > 1)
+		r = -EBADMSG;
+	if (r < 0) {
+		close_many(fds, n_fds);
+		return r;
 	}
-	*ret_fd = fd;
+	*ret_fd = n_fds == 1 ? fds[0] : -EBADF;
 	return n;
 }
 

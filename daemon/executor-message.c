@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "executor-message.h"
+#include "scm-rights.h"
 #include "util.h"
 
 /* Texts up to this size travel in the datagram itself, larger ones in a
@@ -28,10 +29,7 @@ typedef struct MsgHeader {
 int exec_msg_send_written(int sock, const char *text, uint32_t flags, uint32_t written,
 			  const int *fds, size_t n_fds, int send_flags)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * (EXEC_FDS_MAX + 1))];
-	} control = {};
+	SCM_RIGHTS_BUFFER(EXEC_FDS_MAX + 1) control;
 	_cleanup_close_ int memfd = -EBADF;
 	size_t size = text ? strlen(text) + 1 : 0;
 	MsgHeader h = {.magic = EXEC_MAGIC, .flags = flags, .written = written};
@@ -67,17 +65,8 @@ int exec_msg_send_written(int sock, const char *text, uint32_t flags, uint32_t w
 		iov[1] = (struct iovec){.iov_base = (void *)text, .iov_len = size};
 		mh.msg_iovlen = 2;
 	}
-	if (n > 0) {
-		struct cmsghdr *c;
-
-		mh.msg_control = &control;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-		memcpy(CMSG_DATA(c), all, sizeof(int) * n);
-	}
+	if (n > 0)
+		scm_rights_put(&mh, &control, all, n);
 	return sendmsg(sock, &mh, MSG_NOSIGNAL | send_flags) < 0 ? negative_errno() : 0;
 }
 
@@ -120,10 +109,7 @@ static int read_memfd(int fd, char **ret)
 int exec_msg_recv_written(int sock, int recv_flags, uint32_t *ret_flags, uint32_t *ret_written,
 			  char **ret_text, int **ret_fds, size_t *ret_n_fds)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * (EXEC_FDS_MAX + 1))];
-	} control;
+	SCM_RIGHTS_BUFFER(EXEC_FDS_MAX + 1) control;
 	_cleanup_free_ char *buf = malloc(sizeof(MsgHeader) + EXEC_INLINE_MAX);
 	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(MsgHeader) + EXEC_INLINE_MAX};
 	struct msghdr mh = {
@@ -148,20 +134,7 @@ int exec_msg_recv_written(int sock, int recv_flags, uint32_t *ret_flags, uint32_
 		return negative_errno();
 	if (n == 0)
 		return -EPIPE;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			int *a = reallocarray(fds, n_fds + k ?: 1, sizeof(int));
-
-			if (!a) {
-				close_many((int *)CMSG_DATA(c), k);
-				r = -ENOMEM;
-				continue;
-			}
-			fds = a;
-			memcpy(fds + n_fds, CMSG_DATA(c), sizeof(int) * k);
-			n_fds += k;
-		}
+	r = scm_rights_take(&mh, &fds, &n_fds);
 	memcpy(&h, buf, MIN((size_t)n, sizeof(h)));
 	if (r >= 0 &&
 	    ((size_t)n < sizeof(h) || h.magic != EXEC_MAGIC ||

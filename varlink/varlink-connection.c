@@ -17,6 +17,7 @@
 
 #include "json-dispatch.h"
 #include "principal.h"
+#include "scm-rights.h"
 #include "varlink-internal.h"
 
 /* ------------------------------------------------------------ small parts */
@@ -326,22 +327,11 @@ void vl_conn_flush(Connection *conn)
 	while (conn->fd >= 0 && !conn->lent && !STAILQ_EMPTY(&conn->output)) {
 		OutMsg *m = STAILQ_FIRST(&conn->output);
 		struct iovec iov = {.iov_base = m->data + m->sent, .iov_len = m->size - m->sent};
-		union {
-			struct cmsghdr hdr;
-			char buf[CMSG_SPACE(sizeof(int) * SCM_MAX_FDS)];
-		} control;
+		SCM_RIGHTS_BUFFER(SCM_MAX_FDS) control;
 		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 
-		if (m->sent == 0 && m->n_fds > 0) {
-			memset(&control, 0, sizeof(control));
-			mh.msg_control = &control;
-			mh.msg_controllen = CMSG_SPACE(sizeof(int) * m->n_fds);
-			struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int) * m->n_fds);
-			memcpy(CMSG_DATA(cm), m->fds, sizeof(int) * m->n_fds);
-		}
+		if (m->sent == 0 && m->n_fds > 0)
+			scm_rights_put(&mh, &control, m->fds, m->n_fds);
 
 		ssize_t n = sendmsg(conn->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
@@ -648,30 +638,14 @@ int vl_conn_read(Connection *conn)
 	/* Every fd that arrived is taken into fds (or closed) before anything
 	 * can fail, so none is left behind. */
 	int *fds = NULL;
-	unsigned n_fds = 0;
-	int r = 0;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET)
-			continue;
-		if (cm->cmsg_type == SCM_PIDFD) {
+	size_t n_fds = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_PIDFD) {
 			int pidfd;
 			memcpy(&pidfd, CMSG_DATA(cm), sizeof(pidfd));
 			safe_close(pidfd);
-			continue;
 		}
-		if (cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		unsigned k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int *more = r < 0 ? NULL : realloc(fds, sizeof(int) * (n_fds + k));
-		if (!more) {
-			close_many((int *)CMSG_DATA(cm), k);
-			r = -ENOMEM;
-			continue;
-		}
-		fds = more;
-		memcpy(fds + n_fds, CMSG_DATA(cm), sizeof(int) * k);
-		n_fds += k;
-	}
+	int r = scm_rights_take(&mh, &fds, &n_fds);
 	if (r >= 0 && (n_fds > s->max_fds || (mh.msg_flags & MSG_CTRUNC))) {
 		log_peer(s, conn->principal, SD_WARNING, "%s sent more than %u fds, disconnecting",
 			 vl_conn_describe(conn, d), s->max_fds);
