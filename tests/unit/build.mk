@@ -34,6 +34,11 @@ $(B)/tests/unit/test-ratelimit: $(B)/daemon/request-ratelimit.o $(B)/daemon/requ
 UNIT_TESTS += $(B)/tests/unit/test-principal
 $(B)/tests/unit/test-principal: $(B)/shared/principal.o
 
+# fds beside a message (shared/scm-rights.h): the same files, appended,
+# what a truncated control message leaves open
+UNIT_TESTS += $(B)/tests/unit/test-scm-rights
+$(B)/tests/unit/test-scm-rights:
+
 # warnings about peers: per uid, in all, root's, the line counting the rest
 UNIT_TESTS += $(B)/tests/unit/test-peerlog
 $(B)/tests/unit/test-peerlog: $(B)/daemon/request-peerlog.o $(B)/daemon/request-ratelimit.o \
