@@ -23,6 +23,7 @@
 
 #include "fusermount3-options.h"
 #include "libmountd-client.h"
+#include "scm-rights.h"
 #include "util.h"
 #include "version.h"
 
@@ -178,25 +179,13 @@ static int unmount_fuse(const char *path, bool lazy, bool quiet)
 /* As fusermount3 sends it: one byte, and fd beside it. */
 static int send_fd(int sock, int fd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} control = {};
+	SCM_RIGHTS_BUFFER(1) control;
 	char byte = 0;
 	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = &control,
-		.msg_controllen = sizeof(control),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	scm_rights_put(&mh, &control, &fd, 1);
 	do
 		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);

@@ -17,8 +17,8 @@
 #include <time.h>
 
 #include "libmountd-client-internal.h"
-#include "scm-rights.h"
 #include "libmountd-client.h"
+#include "scm-rights.h"
 #include "util.h"
 
 struct MountdClient {
