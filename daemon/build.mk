@@ -11,7 +11,7 @@ MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/, \
 	ops-watch.o ops-watch-events.o ops-names.o ops-errors.o ops-mount-entry.o \
 	ops-table.o ops-table-decode.o ops-table-encode.o ops-table-execute.o \
 	ops-leftovers.o ops-fs-params.o ops-fuse.o \
-	sys-mnt.o sys-loopdev.o sys-verity.o sys-device-ledger.o sys-process.o test-hook.o) \
+	sys-mnt.o sys-mnt-lock.o sys-loopdev.o sys-verity.o sys-device-ledger.o sys-process.o test-hook.o) \
 	$(B)/shared/fs-probe.o $(B)/shared/base64.o
 
 # Authorization, consulted by both front ends before any operation.

@@ -23,6 +23,7 @@
 #include "executor.h"
 #include "executor-message.h"
 #include "executor-nonblocking.h"
+#include "sys-mnt-lock.h"
 #include "util.h"
 #include "executor-worker.h"
 
@@ -137,6 +138,7 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 				  int *token)
 {
 	sigset_t all;
+	int lock;
 
 	/* Die with mountd rather than linger inside a namespace. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -148,13 +150,17 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 	/* Nothing of mountd's: its clients, its bus, its listening sockets.
 	 * Both fds go above 4 first, so that neither dup2() clobbers the
 	 * other. */
-	sock = fcntl(sock, F_DUPFD, 5);
-	nsfs = fcntl(nsfs, F_DUPFD, 5);
+	sock = fcntl(sock, F_DUPFD, 6);
+	nsfs = fcntl(nsfs, F_DUPFD, 6);
+	/* And the namespace a tree is locked through (sys-mnt-lock.h). */
+	lock = mnt_lock_ns_fd() >= 0 ? fcntl(mnt_lock_ns_fd(), F_DUPFD_CLOEXEC, 6) : -EBADF;
 	if (sock < 0 || nsfs < 0 || dup2(sock, 3) < 0 || dup2(nsfs, 4) < 0 ||
-	    close_range(5, ~0U, 0) < 0)
+	    (lock >= 0 && dup3(lock, 5, O_CLOEXEC) < 0) ||
+	    close_range(lock >= 0 ? 6 : 5, ~0U, 0) < 0)
 		_exit(1);
 	sock = 3;
 	nsfs = 4;
+	mnt_lock_set_ns_fd(lock >= 0 ? 5 : -EBADF);
 	worker_keep_host_dirs();
 	if (caps_worker() < 0 || setns(nsfs, CLONE_NEWNS) < 0 || worker_set_home(nsfs) < 0)
 		_exit(1);

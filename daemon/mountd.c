@@ -23,6 +23,7 @@
 
 #include "front-bus.h"
 #include "executor-caps.h"
+#include "sys-mnt-lock.h"
 #include "executor.h"
 #include "ops-leftovers.h"
 #include "log.h"
@@ -357,6 +358,13 @@ int main(int argc, char **argv)
 		log_error("capabilities: %s", strerror(-r));
 		return 1;
 	}
+
+	/* What every tree a user receives is copied through, made while
+	 * mountd is one thread.  Without it root is still served; a user's
+	 * mounts that need the kernel's locks are refused (sys-mnt-lock.h). */
+	r = mnt_lock_setup();
+	if (r < 0)
+		log_warning("no namespace to lock users' mounts through: %s", strerror(-r));
 
 	/* A policy that does not parse is not guessed at, nor does it lock
 	 * root out: only root is served until a good one is loaded. */

@@ -135,3 +135,8 @@ UNIT_TESTS += tests/unit/test-tap-summary.sh
 
 UNIT_TESTS += $(B)/tests/unit/test-policy
 $(B)/tests/unit/test-policy: $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS)
+
+# daemon/sys-mnt-lock.c: a tree copied across a user namespace boundary,
+# judged by what the kernel then refuses (flags, mounts below the top)
+UNIT_TESTS += $(B)/tests/unit/test-mnt-lock
+$(B)/tests/unit/test-mnt-lock: $(B)/daemon/sys-mnt-lock.o $(B)/daemon/sys-mnt.o
