@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "ops-internal.h"
+#include "sys-mnt-lock.h"
 #include "executor-rights.h"
 #include "util.h"
 #include "executor-worker.h"
@@ -145,8 +146,26 @@ int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 		a.attr_set |= MOUNT_ATTR_IDMAP;
 		a.userns_fd = (uint64_t)r->userns_fd;
 	}
-	if (a.attr_set || a.attr_clr || a.propagation) {
+	__u64 propagation = TAKE_GENERIC(a.propagation, __u64, 0);
+	if (a.attr_set || a.attr_clr) {
 		k = mnt_setattr(mnt_fd, "", AT_EMPTY_PATH | (r->recursive ? AT_RECURSIVE : 0), &a,
+				log);
+		if (k < 0)
+			return k;
+	}
+	/* A clone of anyone's tree reaches a user only as the kernel's copy
+	 * for a user namespace: its flags locked, and no mount below its top
+	 * that can be unmounted to show what it covers (sys-mnt-lock.h). */
+	if (rights_caller(&(uid_t){0}, &(gid_t){0})) {
+		mnt_fd = mnt_lock_tree(TAKE_FD(mnt_fd), log);
+		if (mnt_fd < 0)
+			return mnt_fd;
+	}
+	/* After the copy, which would make a peer a slave. */
+	if (propagation) {
+		struct mount_attr p = {.propagation = propagation};
+
+		k = mnt_setattr(mnt_fd, "", AT_EMPTY_PATH | (r->recursive ? AT_RECURSIVE : 0), &p,
 				log);
 		if (k < 0)
 			return k;

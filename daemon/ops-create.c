@@ -17,6 +17,7 @@
 #include "base64.h"
 #include "sys-device-ledger.h"
 #include "sys-loopdev.h"
+#include "sys-mnt-lock.h"
 #include "sys-verity.h"
 #include "ops-internal.h"
 #include "executor-rights.h"
@@ -315,10 +316,11 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
 	uid_t uid;
 	gid_t gid;
+	bool user = rights_caller(&uid, &gid), by_caller = user && caller_sb_needed(fstype);
 	int k;
 
 	/* A superblock that remembers its maker is a non-root caller's own. */
-	if (rights_caller(&uid, &gid) && caller_sb_needed(fstype))
+	if (by_caller)
 		fs_fd = context_by_caller(r, fstype, source, read_only, log);
 	else
 		fs_fd = context_by_mountd(r, fstype, source, read_only, log);
@@ -332,6 +334,14 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	mnt_fd = mnt_fsmount(fs_fd, (unsigned)a.attr_set, log);
 	if (mnt_fd < 0)
 		return mnt_fd;
+	/* A superblock of root's reaches a user only with its flags locked
+	 * by the kernel; one the caller's user namespace made is the
+	 * kernel's to judge already (SB_I_NODEV, suid only inside it). */
+	if (user && !by_caller) {
+		mnt_fd = mnt_lock_tree(TAKE_FD(mnt_fd), log);
+		if (mnt_fd < 0)
+			return mnt_fd;
+	}
 
 	if (a.propagation) {
 		struct mount_attr p = {.propagation = a.propagation};

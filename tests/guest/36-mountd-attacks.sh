@@ -478,6 +478,37 @@ check_output "a tmpfs in the host's namespace is refused" 'PermissionDenied' \
 	vdenied Create '{"fsType":"tmpfs","placement":{"namespace":{"pid":1},"path":"/tmp/ctr/host"}}'
 check "  pid 1's mount table is as it was" cmp -s "$work/host.start" <(mounts_of 1)
 
+# --- issue 48 classes 1 and 3: what mountd places where the user is root
+# carries flags and submounts the kernel locked (daemon/sys-mnt-lock.c);
+# the user's container root tries to undo them as the kernel lets it
+ctr_root() { nsenter -t $container -U -m "$@"; } # root of the user's container
+check_fails "the container's root cannot remount the user's bind suid,dev" \
+	ctr_root mount -o remount,bind,suid,dev /tmp/ctr/bm
+check_fails "  nor with mount_setattr (nosuid cleared on the tree)" \
+	ctr_root python3 -c 'import ctypes, os, struct, sys
+a = struct.pack("QQQQ", 0, 0x2 | 0x4, 0, 0)
+r = ctypes.CDLL(None, use_errno=True).syscall(442, -100, b"/tmp/ctr/bm", 0x8000, a, len(a))
+sys.exit(0 if r == 0 else 1)'
+check_output "  the bind is still nosuid,nodev" 'nosuid.*nodev|nodev.*nosuid' options_of /tmp/ctr/bm
+# A mask of root's below the user's directory: what it hides stays hidden.
+mkdir -p /tmp/ctr/mine/masked && echo "under the mask" >/tmp/ctr/mine/masked/hidden &&
+	chmod 0644 /tmp/ctr/mine/masked/hidden && mount -t tmpfs -o mode=0755 mask /tmp/ctr/mine/masked
+check_output "a recursive bind of the user's directory with root's mask below, into its container" \
+	'"mountId"' vcall Bind "{\"sourcePath\":\"/tmp/ctr/mine\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/bmask\",\"create\":\"directory\"}}"
+check "  the mask came along" in_ctr mountpoint -q /tmp/ctr/bmask/masked
+check_fails "  the container's root cannot unmount the mask" ctr_root umount /tmp/ctr/bmask/masked
+check_fails "  nor detach it" ctr_root umount -l /tmp/ctr/bmask/masked
+check_fails "  nor move it away" ctr_root mount --move /tmp/ctr/bmask/masked /tmp
+check_fails "  what it hides is not readable there" ctr_root cat /tmp/ctr/bmask/masked/hidden
+check "  the user's own bind of it still goes whole" \
+	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/bmask\",\"detach\":true}"
+check_fails "  and nothing of it is left in the container" in_ctr mountpoint -q /tmp/ctr/bmask/masked
+check "root's own bind into the container is root's to change: no lock for root" \
+	bash -c "varlinkctl call --json=short $SOCK io.mountd.Mount.Bind '{\"sourcePath\":\"/tmp/ctr/mine\",\"recursive\":false,\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/rootb\",\"create\":\"directory\"},\"attributes\":{\"noSuid\":true}}' >/dev/null &&
+		varlinkctl call --json=short $SOCK io.mountd.Mount.SetAttributes '{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/rootb\",\"attributes\":{\"noSuid\":false}}' >/dev/null"
+in_ctr umount /tmp/ctr/rootb 2>/dev/null
+umount /tmp/ctr/mine/masked && rm -rf /tmp/ctr/mine/masked
+
 # --- nothing is left behind
 for m in /tmp/ctr/o /tmp/ctr/bm /tmp/ctr/t /tmp/ctr/idm; do
 	vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"$m\"}" >/dev/null 2>&1
@@ -525,10 +556,25 @@ check_output "ext4's journal by device number (journal_dev): EPERM" \
 	journal_create journal_dev "$(devnum "$disk")" /tmp/ctr/j2
 check_fails "  nothing mounted at either" bash -c 'in_ctr mountpoint -q /tmp/ctr/j1 || in_ctr mountpoint -q /tmp/ctr/j2'
 check "  and no loop device stayed" wait_for 10 test "$(losetup -a | wc -l)" = "$loops_before"
+# The user's image holds a node of the host's disk for anyone and a
+# set-user-ID copy of id(1) of root's: mke2fs -d makes both as they are.
+rm -rf /tmp/ctr/imgtree && mkdir /tmp/ctr/imgtree &&
+	mknod -m 0666 /tmp/ctr/imgtree/disk b $((0x$(stat -L -c %t "$disk"))) $((0x$(stat -L -c %T "$disk"))) &&
+	cp /usr/bin/id /tmp/ctr/imgtree/suid-id && chmod 4755 /tmp/ctr/imgtree/suid-id &&
+	mkfs.ext4 -q -F -d /tmp/ctr/imgtree /tmp/ctr/mine/img && chown $USER_ID /tmp/ctr/mine/img
 check_output "with image=yes the user's image mounts in its container" '"mountId"' \
 	image_create /tmp/ctr/img
 check_output "  from a loop device, nosuid,nodev" '^/dev/loop[0-9]+ .*nosuid.*nodev' \
 	in_ctr findmnt -n -o SOURCE,VFS-OPTIONS /tmp/ctr/img
+# issue 48 class 1: a superblock of root's, with a device node on it.
+check_fails "  the container's root cannot remount it dev,suid" \
+	nsenter -t $container -U -m mount -o remount,bind,dev,suid /tmp/ctr/img
+check_output "  still nosuid,nodev" 'nosuid.*nodev|nodev.*nosuid' \
+	in_ctr findmnt -n -o VFS-OPTIONS /tmp/ctr/img
+check_fails "  the host's disk cannot be read through the image's node" \
+	nsenter -t $container -U -m head -c 512 /tmp/ctr/img/disk
+check_output "  its set-user-ID binary runs as the user" "^$USER_ID\$" \
+	in_ctr setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups /tmp/ctr/img/suid-id -u
 in_ctr umount /tmp/ctr/img
 stop_mountd
 
