@@ -134,8 +134,10 @@ for opt in allow_other blkdev; do
 	check_fails "-o $opt: refused" as_user $COMMFD $d/m2 $opt
 	check "  nothing mounted" unmounted_at $d/m2
 done
-# What libfuse's fusermount3 sets itself it drops from -o, and so must this
-# one: a program that passes them works with the setuid helper.
+# --- issue 48 class 11: fusermount3 compatibility.  What libfuse's
+# fusermount3 sets itself it drops from -o, and so must this one: a program
+# that passes them works with the setuid helper.  The mount is still the
+# caller's, judged by pid 1's mountinfo.
 for opt in user_id=0 group_id=0 rootmode=100644 fd=0; do
 	check_output "-o $opt: mounted, the option dropped with a note" \
 		"^fusermount3: option $opt ignored: fusermount3 sets ${opt%%=*} itself$" \
