@@ -204,12 +204,15 @@ static int parse_one(FuseOptions *o, const char *option, uid_t uid, char **ret_e
 	 * now; x-*: for /etc/mtab, which there is none of. */
 	if (streq(option, "nonempty") || startswith(option, "x-"))
 		return 0;
+	/* libfuse's programs and scripts written for the setuid helper may
+	 * pass these; it drops them, so failing the mount would break them.
+	 * The values set are always the caller's own (parameters_json()). */
 	for (size_t i = 0; i < ELEMENTSOF(own_keys); i++) {
 		size_t n = strlen(own_keys[i]);
 
 		if (strncmp(option, own_keys[i], n) == 0 && option[n] == '=')
-			return refuse(ret_error, "invalid option '%s': fusermount3 sets %s itself",
-				      option, own_keys[i]);
+			return warn(o, "option %s ignored: fusermount3 sets %s itself", option,
+				    own_keys[i]);
 	}
 	if (streq(option, "large_read") && large_read_obsolete(&major, &minor))
 		return warn(o, "note: 'large_read' mount option is deprecated for %u.%u kernels",

@@ -9,10 +9,11 @@
  *
  * The list is split at commas; in fsname= and subtype= a backslash takes
  * the next character as it is (libfuse escapes ',' and '\' there).  What
- * fusermount3 sets itself (fd=, rootmode=, user_id=, group_id=) may not be
- * given: libfuse's fusermount3 drops them silently, this one refuses them
- * (libfuse never passes them).  Nothing here decides what the caller may
- * mount: mountd does, on what it resolves as the caller (mountd(8), FUSE).
+ * fusermount3 sets itself (fd=, rootmode=, user_id=, group_id=) is dropped,
+ * as libfuse's fusermount3 drops it, with a note (libfuse's says nothing);
+ * so are suid and dev from a user, as there.  Nothing here decides what the
+ * caller may mount: mountd does, on what it resolves as the caller
+ * (mountd(8), FUSE).
  */
 
 #include <stdbool.h>

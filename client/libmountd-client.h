@@ -171,9 +171,14 @@ void mountd_mount_list_done(MountdMountList *l);
  *   podman `podman container inspect --format {{.State.Pid}} NAME`
  *   docker `docker container inspect --format {{.State.Pid}} NAME`
  *   systemd-nspawn and other machines: `machinectl show -p Leader NAME`
- * where RUNTIME_DIR is $XDG_RUNTIME_DIR (else /run/user/UID), and for root
- * also every /run/user/UID (rootless containers of all users); podman,
- * docker and machinectl only when installed.  Each source that names a
+ * where RUNTIME_DIR is $XDG_RUNTIME_DIR (else /run/user/UID) for a caller
+ * other than root, and none for root (root's runtimes keep their state in
+ * /run); podman, docker and machinectl only when installed.  A state file
+ * counts only when root or the caller wrote it.  "USER/NAME" (a uid or a
+ * login) is the rootless container NAME of that user, looked for only in
+ * /run/user/UID/crun and /run/user/UID/runc, in state that user wrote: the
+ * only way root's lookup takes a user's container, so that a user cannot
+ * slip hers under a name of root's.  Each source that names a
  * process is checked after its pidfd is open: the state's start time must
  * be that process's (crun, runc), or asking again must name the same pid
  * (the others), so a pid reused since the state was written is not taken.
@@ -187,9 +192,10 @@ typedef struct MountdContainer {
 	char *source;
 } MountdContainer;
 
-/* Find the one running container called name.  0 with *ret filled; or
- * -EINVAL (not a container name), -ENOENT (none running: *ret_error says
- * where it looked and what it found), -ENOTUNIQ (several: *ret_error lists
+/* Find the one running container called name ("NAME" or "USER/NAME").  0
+ * with *ret filled; or -EINVAL (not a container name, or no such user),
+ * -ENOENT (none running: *ret_error says where it looked and what it
+ * found, and to root which users have one of that name), -ENOTUNIQ (several: *ret_error lists
  * them), -ENOMEM.  *ret_error (may be NULL) is one line to free(), set on
  * every failure. */
 int mountd_container_open(const char *name, MountdContainer *ret, char **ret_error);

@@ -5,12 +5,21 @@
  * kept, so that a name two runtimes know is reported as ambiguous rather
  * than silently taken from the first, and a name none knows is reported
  * with the places looked at.
+ *
+ * Whose containers a name means is fixed before anything is read: root's
+ * mountctl acts with every right, so a user must not be able to slip her
+ * container under a name root uses (mountd judges nothing for root).  A
+ * bare name is root's and the caller's own; another user's rootless
+ * container only ever as UID/NAME (or LOGIN/NAME), and then only that
+ * user's state counts.
  */
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,7 +42,14 @@ typedef struct Match {
 } Match;
 
 typedef struct Search {
+	/* The container's name, without the owner of a qualified one. */
 	const char *name;
+	/* A qualified name's user (looked for in /run/user/UID only). */
+	bool qualified;
+	uid_t owner;
+	/* A state file counts only when one of these wrote it. */
+	uid_t writers[2];
+	size_t n_writers;
 	Match matches[8];
 	size_t n_matches;
 	/* What was looked at and found wanting, "; "-separated. */
@@ -140,10 +156,19 @@ static int state_writer(const char *path, int *ret_fd, uid_t *ret_uid)
 	return 0;
 }
 
+static bool writer_trusted(const Search *s, uid_t uid)
+{
+	for (size_t i = 0; i < s->n_writers; i++)
+		if (s->writers[i] == uid)
+			return true;
+	return false;
+}
+
 /* A runtime's state file: the pid under pid_key, its start time under
- * start_key.  Only from root or from the user whose process it names: a
- * user's file naming another's process (root's container, for root's
- * mountctl) is not that container's state. */
+ * start_key.  Only from a writer the search trusts, and then from root or
+ * from the user whose process it names: a user's file naming another's
+ * process (root's container, for root's mountctl) is not that container's
+ * state. */
 static void try_state_file(Search *s, const char *runtime, const char *path, const char *pid_key,
 			   const char *start_key)
 {
@@ -164,6 +189,11 @@ static void try_state_file(Search *s, const char *runtime, const char *path, con
 	if (r < 0) {
 		looked(s, "%s (%s)", path,
 		       r == -EPERM ? "not one user's, or writable by others" : strerror(-r));
+		return;
+	}
+	if (!writer_trusted(s, writer)) {
+		looked(s, "%s (uid %u's; that user's containers are named %u/%s)", path,
+		       (unsigned)writer, (unsigned)writer, s->name);
 		return;
 	}
 	state = json_object_from_fd(fd);
@@ -302,93 +332,232 @@ static void try_command(Search *s, const char *label, char *const argv[])
 	add_match(s, pid, TAKE_FD(pidfd), "%s", label);
 }
 
-/* The runtime directories whose crun/ and runc/ hold state: the caller's,
- * and for root every user's. */
-static size_t runtime_dirs(char ***ret)
+/* The runtime directories whose crun/ and runc/ are looked in: a qualified
+ * name's user's; for root /run alone (root's crun and runc keep their state
+ * there, whatever $XDG_RUNTIME_DIR says); for another user /run and the
+ * user's own.  NULL-terminated; -ENOMEM. */
+static int runtime_dirs(const Search *s, char ***ret)
 {
-	char **l = calloc(66, sizeof(char *));
+	_cleanup_strv_free_ char **l = calloc(3, sizeof(char *));
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	_cleanup_closedir_ DIR *d = NULL;
 	size_t n = 0;
-	struct dirent *de;
+	int k;
 
-	*ret = l;
 	if (!l)
-		return 0;
-	if (asprintf(&l[n], "/run") >= 0)
-		n++;
-	if (xdg && xdg[0] == '/') {
-		if ((l[n] = strdup(xdg)))
-			n++;
-	} else if (getuid() != 0 && asprintf(&l[n], "/run/user/%u", (unsigned)getuid()) >= 0)
-		n++;
-	if (getuid() != 0 || !(d = opendir("/run/user")))
-		return n;
-	while (n < 64 && (de = readdir(d))) {
-		char *p;
-		bool dup = false;
-
-		if (de->d_name[0] == '.' || asprintf(&p, "/run/user/%s", de->d_name) < 0)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			dup = dup || streq(l[i], p);
-		if (dup)
-			free(p);
-		else
-			l[n++] = p;
+		return -ENOMEM;
+	if (s->qualified)
+		k = asprintf(&l[n], "/run/user/%u", (unsigned)s->owner);
+	else
+		k = asprintf(&l[n], "/run");
+	if (k < 0)
+		return -ENOMEM;
+	n++;
+	if (!s->qualified && getuid() != 0) {
+		if (xdg && xdg[0] == '/')
+			l[n] = strdup(xdg);
+		else if (asprintf(&l[n], "/run/user/%u", (unsigned)getuid()) < 0)
+			l[n] = NULL;
+		if (!l[n])
+			return -ENOMEM;
 	}
-	return n;
+	*ret = TAKE_PTR(l);
+	return 0;
 }
 
-static void search(Search *s)
+/* crun's and runc's state in the runtime directories. */
+static int search_states(Search *s)
 {
 	_cleanup_strv_free_ char **dirs = NULL;
-	size_t n = runtime_dirs(&dirs);
-	const char *name = s->name;
+	int k = runtime_dirs(s, &dirs);
 
-	for (size_t i = 0; i < n; i++) {
+	if (k < 0)
+		return k;
+	for (char **d = dirs; *d; d++) {
 		_cleanup_free_ char *path = NULL;
 
-		if (asprintf(&path, "%s/crun/%s/status", dirs[i], name) >= 0)
-			try_state_file(s, "crun", path, "pid", "process-start-time");
+		if (asprintf(&path, "%s/crun/%s/status", *d, s->name) < 0)
+			return -ENOMEM;
+		try_state_file(s, "crun", path, "pid", "process-start-time");
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (char **d = dirs; *d; d++) {
 		_cleanup_free_ char *path = NULL;
 
-		if (asprintf(&path, "%s/runc/%s/state.json", dirs[i], name) >= 0)
-			try_state_file(s, "runc", path, "init_process_pid", "init_process_start");
+		if (asprintf(&path, "%s/runc/%s/state.json", *d, s->name) < 0)
+			return -ENOMEM;
+		try_state_file(s, "runc", path, "init_process_pid", "init_process_start");
 	}
-	try_command(s, "podman",
-		    (char *const[]){"podman", "container", "inspect", "--format", "{{.State.Pid}}",
-				    (char *)name, NULL});
-	try_command(s, "docker",
-		    (char *const[]){"docker", "container", "inspect", "--format", "{{.State.Pid}}",
-				    (char *)name, NULL});
-	try_command(s, "machinectl",
-		    (char *const[]){"machinectl", "show", "--property=Leader", "--value",
-				    (char *)name, NULL});
+	return 0;
 }
 
-int mountd_container_open(const char *name, MountdContainer *ret, char **ret_error)
+static int search(Search *s)
 {
-	_cleanup_(search_done) Search s = {.name = name};
+	char *name = (char *)s->name;
+	int k = search_states(s);
+
+	/* The programs answer for root's containers (or the caller's own);
+	 * none of them for another user's. */
+	if (k < 0 || s->qualified)
+		return k;
+	try_command(s, "podman",
+		    (char *const[]){"podman", "container", "inspect", "--format", "{{.State.Pid}}",
+				    name, NULL});
+	try_command(s, "docker",
+		    (char *const[]){"docker", "container", "inspect", "--format", "{{.State.Pid}}",
+				    name, NULL});
+	try_command(s, "machinectl",
+		    (char *const[]){"machinectl", "show", "--property=Leader", "--value", name,
+				    NULL});
+	return 0;
+}
+
+static void search_init(Search *s, const char *name, bool qualified, uid_t owner)
+{
+	*s = (Search){.name = name, .qualified = qualified, .owner = owner};
+	if (qualified)
+		s->writers[s->n_writers++] = owner;
+	else {
+		s->writers[s->n_writers++] = 0;
+		if (getuid() != 0)
+			s->writers[s->n_writers++] = getuid();
+	}
+}
+
+/* For root's bare name that found nothing: the users' running containers of
+ * that name, "UID/NAME, ...", so that the error says how to name one.
+ * NULL when there are none; -ENOMEM. */
+static int users_with(const char *name, char **ret)
+{
+	_cleanup_closedir_ DIR *d = opendir("/run/user");
+	_cleanup_free_ char *text = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t size = 0;
+	struct dirent *de;
+	bool any = false;
+
+	*ret = NULL;
+	if (!d)
+		return 0;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return -ENOMEM;
+	while ((de = readdir(d))) {
+		_cleanup_(search_done) Search u = {};
+		char *end;
+		unsigned long uid;
+		int k;
+
+		errno = 0;
+		uid = strtoul(de->d_name, &end, 10);
+		if (!isdigit((unsigned char)de->d_name[0]) || *end || errno || uid >= UINT32_MAX)
+			continue;
+		search_init(&u, name, true, (uid_t)uid);
+		u.looked = open_memstream(&u.looked_text, &u.looked_size);
+		if (!u.looked)
+			return -ENOMEM;
+		k = search_states(&u);
+		if (k < 0)
+			return k;
+		if (u.n_matches > 0) {
+			fprintf(f, "%s%lu/%s", any ? ", " : "", uid, name);
+			any = true;
+		}
+	}
+	if (fflush(f) != 0 || ferror(f))
+		return -ENOMEM;
+	if (any) {
+		fclose(TAKE_PTR(f));
+		*ret = TAKE_PTR(text);
+	}
+	return 0;
+}
+
+_printf_(2, 3) static int invalid(char **ret_error, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vasprintf(ret_error, fmt, ap);
+	va_end(ap);
+	if (k < 0) {
+		*ret_error = NULL;
+		return -ENOMEM;
+	}
+	return -EINVAL;
+}
+
+/* "NAME", or "OWNER/NAME" for the rootless container NAME of the user
+ * OWNER (a uid or a login name).  -EINVAL with *ret_error for anything
+ * else; -ENOMEM. */
+static int parse_name(const char *arg, bool *ret_qualified, uid_t *ret_owner, char **ret_name,
+		      char **ret_error)
+{
+	_cleanup_free_ char *owner = NULL, *buf = NULL;
+	const char *slash = arg ? strchr(arg, '/') : NULL;
+	const char *name = slash ? slash + 1 : arg;
+	struct passwd pw, *found = NULL;
+	unsigned long uid;
+	char *end;
+	int k;
+
+	*ret_qualified = slash;
+	*ret_owner = 0;
+	if (slash) {
+		owner = strndup(arg, (size_t)(slash - arg));
+		if (!owner)
+			return -ENOMEM;
+	}
+	/* A login as useradd allows it ("..", "-x" are none). */
+	if (!name || !name_valid(name) ||
+	    (owner && (!owner[0] || strchr(".-", owner[0]) || !name_valid(owner))))
+		return invalid(ret_error, "\"%s\" is not a container name", strna(arg));
+	if (owner) {
+		errno = 0;
+		uid = strtoul(owner, &end, 10);
+		if (isdigit((unsigned char)owner[0])) {
+			if (*end || errno || uid >= UINT32_MAX)
+				return invalid(ret_error, "\"%s\": no such uid %s", arg, owner);
+			*ret_owner = (uid_t)uid;
+		} else {
+			buf = malloc(16384);
+			if (!buf)
+				return -ENOMEM;
+			k = getpwnam_r(owner, &pw, buf, 16384, &found);
+			if (k == ENOMEM || k == ERANGE)
+				return -ENOMEM;
+			if (!found)
+				return invalid(ret_error, "\"%s\": no such user %s", arg, owner);
+			*ret_owner = pw.pw_uid;
+		}
+	}
+	*ret_name = strdup(name);
+	return *ret_name ? 0 : -ENOMEM;
+}
+
+int mountd_container_open(const char *arg, MountdContainer *ret, char **ret_error)
+{
+	_cleanup_(search_done) Search s = {};
+	_cleanup_free_ char *name = NULL, *users = NULL;
 	char *error = NULL;
-	int r = 0;
+	bool qualified;
+	uid_t owner;
+	int r;
 
 	*ret = (MountdContainer){.pidfd = -EBADF};
 	if (ret_error)
 		*ret_error = NULL;
-	if (!name || !name_valid(name)) {
-		if (ret_error &&
-		    asprintf(ret_error, "\"%s\" is not a container name", strna(name)) < 0)
-			*ret_error = NULL;
-		return -EINVAL;
-	}
+	r = parse_name(arg, &qualified, &owner, &name, &error);
+	if (r < 0)
+		goto fail;
+	search_init(&s, name, qualified, owner);
 	s.looked = open_memstream(&s.looked_text, &s.looked_size);
 	if (!s.looked)
 		return -ENOMEM;
-	search(&s);
-	fflush(s.looked);
+	r = search(&s);
+	if (r < 0)
+		return r;
+	if (fflush(s.looked) != 0)
+		return -ENOMEM;
 
 	if (s.n_matches == 1) {
 		*ret = (MountdContainer){.pidfd = TAKE_FD(s.matches[0].pidfd),
@@ -397,9 +566,18 @@ int mountd_container_open(const char *name, MountdContainer *ret, char **ret_err
 		return 0;
 	}
 	if (s.n_matches == 0) {
+		/* Root is told of the users' containers of that name, never
+		 * given one. */
+		if (!qualified && getuid() == 0) {
+			r = users_with(name, &users);
+			if (r < 0)
+				return r;
+		}
 		r = -ENOENT;
-		if (asprintf(&error, "no running container \"%s\"; looked at %s", name,
-			     s.looked_text ?: "") < 0)
+		if (asprintf(&error, "no running container \"%s\"; looked at %s%s%s%s", arg,
+			     s.looked_text ?: "",
+			     users ? "; a user's container is taken only when named so: " : "",
+			     users ?: "", users ? " (UID/NAME)" : "") < 0)
 			error = NULL;
 	} else {
 		_cleanup_free_ char *list = NULL;
@@ -413,10 +591,11 @@ int mountd_container_open(const char *name, MountdContainer *ret, char **ret_err
 					s.matches[i].source);
 			fclose(f);
 		}
-		if (asprintf(&error, "\"%s\" names %zu containers: %s", name, s.n_matches,
+		if (asprintf(&error, "\"%s\" names %zu containers: %s", arg, s.n_matches,
 			     strna(list)) < 0)
 			error = NULL;
 	}
+fail:
 	if (ret_error)
 		*ret_error = error;
 	else

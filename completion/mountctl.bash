@@ -57,10 +57,18 @@ _mountctl() {
 			compopt -o nospace
 			;;
 		NAME)
-			# Containers, as --container NAME finds them.
-			local names
+			# Containers, as --container NAME finds them; for root the
+			# users' rootless ones too, as UID/NAME names them.
+			local names d
 			names=$({ crun list -q; runc list -q; podman ps --format '{{.Names}}'
 				machinectl list --no-legend; } 2>/dev/null | awk '{print $1}')
+			if ((EUID == 0)); then
+				for d in /run/user/[0-9]*; do
+					[[ -d $d ]] || continue
+					names+=" $({ crun --root="$d/crun" list -q
+						runc --root="$d/runc" list -q; } 2>/dev/null | sed "s|^|${d##*/}/|")"
+				done
+			fi
 			COMPREPLY=($(compgen -W "$names" -- "$cur"))
 			;;
 		OPTIONS | ATTRIBUTES)

@@ -197,7 +197,27 @@ check_output "-v says where the container was found" \
 	U $M -v --container ok list
 check "mountctl --container ok umount /extra" U $M --container ok umount /extra
 check_fails "  it is gone from the container" mounted_in ok /extra
-check_output "root finds the user's rootless container too" '/data' $M --container ok list --table
+check_output "root's bare name is not the user's rootless container: exit 1, its qualified name said" \
+	"no running container \"ok\".*taken only when named so: $USER_ID/ok" \
+	bash -c '$M --container ok list --table 2>&1; [ $? = 1 ]'
+check_output "root names it $USER_ID/ok" '/data' $M --container $USER_ID/ok list --table
+check_output "  or by login name" '/data' $M --container "$(id -nu $USER_ID)/ok" list --table
+check_output "the user names her own as $USER_ID/ok too" '/data' U $M --container $USER_ID/ok list --table
+# What Tab offers after the words given, as 43-mountctl-docs asks it.
+complete_words() {
+	bash -lic '
+		declare -F _comp_load >/dev/null && _comp_load mountctl || _completion_loader mountctl
+		f=$(complete -p mountctl | sed -n "s/.*-F \([^ ]*\) .*/\1/p")
+		[ -n "$f" ] || { echo "no completion for mountctl"; exit 1; }
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"
+		COMP_POINT=${#COMP_LINE}
+		"$f" mountctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' complete "$@" 2>/dev/null
+}
+check_output "root's Tab after --container $USER_ID/ offers $USER_ID/ok" "^$USER_ID/ok\$" \
+	complete_words mountctl --container $USER_ID/
 check_output "a relative path in the container is refused" 'relative path' \
 	bash -c 'U $M --container ok mount -t tmpfs none extra 2>&1; [ $? = 2 ]'
 check_output "a name nobody knows: exit 1, saying where it looked" \
@@ -218,15 +238,69 @@ check_output "the user finds root's machine, but mountd refuses: PermissionDenie
 	'PermissionDenied' bash -c 'U $M --container twin list 2>&1; [ $? = 1 ]'
 check "the user starts a crun container also called twin" bundle twin
 check "  and runs it" U crun run -d --bundle $T/twin twin
-check_output "root's --container twin: ambiguous, both named, exit 1" \
-	'"twin" names 2 containers: .*crun state /run/user/[0-9]+/crun/twin/status.*machinectl.*give --pid' \
-	bash -c '$M --container twin list 2>&1; [ $? = 1 ]'
+check_output "root's --container twin is root's machine, not the user's container" \
+	"container twin: pid $leader \(machinectl\)" $M -v --container twin list
+
+# ---- issue 48 class 10: root's --container NAME is root's container only.
+# A user who names her rootless container like one of root's (stopped, or
+# never started) must not receive what root meant for its own: a user's
+# container is root's target only as UID/NAME.  Judged by the mount tables
+# of the user's container and of pid 1, and by what the container reads.
+mkdir -p /srv/root-secret && echo "root's secret" >/srv/root-secret/s
+# rootful NAME: a bundle for root's crun, the image of the escape case
+# above without its hook
+rootful() {
+	mkdir -p "$T/r$1" && python3 - "$E/config.json" "$T/r$1/config.json" "$E/rootfs" <<'PY'
+import json, sys
+src, dst, rootfs = sys.argv[1:]
+c = json.load(open(src))
+c["root"]["path"] = rootfs
+c.pop("hooks", None)
+c.pop("annotations", None)
+json.dump(c, open(dst, "w"), indent=1)
+PY
+}
+rootful shared
+check "root's crun container shared runs" crun run -d --bundle $T/rshared shared
+check "  and is stopped; its state stays" bash -c 'crun kill shared KILL &&
+	for _ in $(seq 100); do crun state shared | grep -q "\"stopped\"" && exit 0; sleep 0.1; done; exit 1'
+check "the user makes a rootless container also called shared" bundle shared
+check "  and runs it" U crun run -d --bundle $T/shared shared
+host_mounts >"$work/host.shared"
+root_bind() { $M --container "$1" bind --mkdir /srv/root-secret /secret; }
+export -f root_bind
+check_output "root's mountctl --container shared bind: exit 1, no running container of root's" \
+	"no running container \"shared\"; looked at /run/crun/shared/status \(not running.*taken only when named so: $USER_ID/shared" \
+	bash -c 'root_bind shared 2>&1; [ $? = 1 ]'
+check_fails "  the user's container did not receive root's bind" mounted_in shared /secret
+check_fails "  nor reads root's file" in_ctr shared cat /secret/s
+check "  pid 1's mount table did not change" cmp -s "$work/host.shared" <(host_mounts)
+check "root's mountctl --container $USER_ID/shared bind: made, as root names it" \
+	root_bind $USER_ID/shared
+check_output "  the user's container reads root's file there" "^root's secret\$" \
+	in_ctr shared cat /secret/s
+check "  pid 1's mount table did not change" cmp -s "$work/host.shared" <(host_mounts)
+
+# A name two of root's runtimes know: an error naming both, nothing mounted.
+rootful twin
+check "root's crun runs a container also called twin" crun run -d --bundle $T/rtwin twin
+rtwin=$(crun state twin | python3 -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
+check_output "root's --container twin mount: ambiguous, both named, exit 1" \
+	'"twin" names 2 containers: .*crun state /run/crun/twin/status.*machinectl.*give --pid' \
+	bash -c '$M --container twin mount -t tmpfs -o size=1m --mkdir none /tmp/amb 2>&1; [ $? = 1 ]'
+check_fails "  nothing at /tmp/amb in the machine" fstype_at /proc/$leader/mountinfo /tmp/amb
+check_fails "  nor in root's crun twin" fstype_at /proc/$rtwin/mountinfo /tmp/amb
+check_fails "  nor in the user's twin" mounted_in twin /tmp/amb
+check "  pid 1's mount table did not change" cmp -s "$work/host.shared" <(host_mounts)
+crun delete -f twin
+crun delete -f shared
+rm -rf /srv/root-secret
 
 check_output "man mountd-oci-hook documents the annotation" 'io\.mountd\.mounts' \
 	bash -c 'MANWIDTH=80 man mountd-oci-hook 2>/dev/null'
 
 kill $nspawn
-for c in ok late twin; do U crun delete -f $c; done
+for c in ok late twin shared; do U crun delete -f $c; done
 stop_mountd
 rm -rf $T "$work"
 done_testing

@@ -130,10 +130,28 @@ check_output "-o dev,suid: ignored, the mount is nosuid,nodev" '^fd$' \
 	as_user $COMMFD $d/m1 dev,suid
 check_output "  nosuid,nodev" 'nosuid.*nodev' mounts $d/m1
 as_user fusermount3 -u $d/m1
-for opt in allow_other user_id=0 group_id=0 rootmode=100644 fd=0 blkdev; do
+for opt in allow_other blkdev; do
 	check_fails "-o $opt: refused" as_user $COMMFD $d/m2 $opt
 	check "  nothing mounted" unmounted_at $d/m2
 done
+# --- issue 48 class 11: fusermount3 compatibility.  What libfuse's
+# fusermount3 sets itself it drops from -o, and so must this one: a program
+# that passes them works with the setuid helper.  The mount is still the
+# caller's, judged by pid 1's mountinfo.
+for opt in user_id=0 group_id=0 rootmode=100644 fd=0; do
+	check_output "-o $opt: mounted, the option dropped with a note" \
+		"^fusermount3: option $opt ignored: fusermount3 sets ${opt%%=*} itself$" \
+		as_user $COMMFD $d/m2 $opt
+	check_output "  the mount is the caller's: user_id=$USER_ID,group_id=$USER_ID, nosuid,nodev" \
+		"^$d/m2 fuse .*nosuid,nodev.* .*user_id=$USER_ID,group_id=$USER_ID" mounts $d/m2
+	check "  fusermount3 -u" as_user fusermount3 -u $d/m2
+	check "  nothing left mounted" unmounted_at $d/m2
+done
+check_output "-o user_id=0,group_id=0,suid,dev,fd=0,rootmode=100644 at once: mounted" '^fd$' \
+	as_user $COMMFD $d/m2 user_id=0,group_id=0,suid,dev,fd=0,rootmode=100644
+check_output "  still the caller's, nosuid,nodev" \
+	"^$d/m2 fuse .*nosuid,nodev.* .*user_id=$USER_ID,group_id=$USER_ID" mounts $d/m2
+as_user fusermount3 -u $d/m2
 # The same asked of mountd directly, past any client's checks.
 fuse_create() {
 	printf '{"fsType":"fuse","parameters":[{"key":"fd","type":"fd","fd":0},{"key":"rootmode","type":"string","value":"40000"}%s],"placement":{"path":"%s"}}' "$1" "$2"

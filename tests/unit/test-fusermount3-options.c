@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* client/fusermount3-options.c: fusermount3's -o list as libfuse 3.17.2's
  * fusermount3 reads it (escaped commas in fsname= and subtype=, unsafe
- * options a user gives ignored, what fusermount3 sets itself refused, the
+ * options a user gives ignored, what fusermount3 sets itself dropped, the
  * words it does not know refused) and the Create and Unmount requests it
  * becomes, compared as the JSON text sent to mountd. */
 #include <errno.h>
@@ -153,21 +153,49 @@ static void test_unsafe(void)
 	result_done(&res);
 }
 
-static void test_refused(void)
+/* As libfuse's fusermount3: dropped, so that what works with the setuid
+ * helper works here; the request holds the caller's own values only. */
+static void test_own(void)
 {
 	static const char *const own[] = {"user_id=0", "group_id=0", "rootmode=100644", "fd=3"};
-	static const char *const unknown[] = {"foo", "allow_root", "user=root", "context=x",
-					      "default_permissions=1"};
 	Result res;
 
 	for (size_t i = 0; i < ELEMENTSOF(own); i++)
 		for (uid_t uid = 0; uid <= USER; uid += USER) {
+			char want[80];
+
+			snprintf(want, sizeof(want), "option %s ignored: fusermount3 sets %.*s itself",
+				 own[i], (int)strcspn(own[i], "="), own[i]);
 			res = parse(own[i], uid);
-			ok(res.r == -EINVAL && res.error && strstr(res.error, own[i]) &&
-				   !res.request,
-			   "%s from uid %u: refused: %s", own[i], (unsigned)uid, strna(res.error));
+			ok(res.r == 0 && n_warnings(&res) == 1 && streq(res.o.warnings[0], want),
+			   "%s from uid %u: dropped, with a note: %s", own[i], (unsigned)uid,
+			   n_warnings(&res) ? res.o.warnings[0] : strna(res.error));
 			result_done(&res);
 		}
+
+	res = parse("user_id=0,group_id=0,rootmode=100644,fd=3,suid,dev,default_permissions", USER);
+	ok(res.r == 0 && n_warnings(&res) == 6, "all of them and suid,dev from a user: six notes (%zu)",
+	   n_warnings(&res));
+	ok(streq(member(&res, "parameters"),
+		 "[" IDS ",{\"key\":\"default_permissions\",\"type\":\"flag\"}]"),
+	   "  the request's fd, rootmode, user_id, group_id are the caller's, once each: %s",
+	   member(&res, "parameters"));
+	ok(streq(member(&res, "attributes"), USER_ATTRS), "  and the mount is nosuid,nodev: %s",
+	   member(&res, "attributes"));
+	result_done(&res);
+
+	/* Only the whole key: a word that merely starts like one is unknown. */
+	res = parse("user_idx=0", USER);
+	ok(res.r == -EINVAL && streq_ptr(res.error, "unknown option 'user_idx=0'"), "user_idx=0: %s",
+	   strna(res.error));
+	result_done(&res);
+}
+
+static void test_refused(void)
+{
+	static const char *const unknown[] = {"foo", "allow_root", "user=root", "context=x",
+					      "default_permissions=1", "user_id"};
+	Result res;
 
 	res = parse("rw,blkdev", USER);
 	ok(res.r == -EINVAL && streq_ptr(res.error, "option blkdev is privileged"),
@@ -282,6 +310,7 @@ int main(void)
 	test_libfuse_list();
 	test_escapes();
 	test_unsafe();
+	test_own();
 	test_refused();
 	test_flags();
 	test_other();
