@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Whose an existing mount is: what Move, Unmount and SetAttributes may act
+ * on for a caller other than root.  Each mount an operation touches is
+ * judged by its unique mount id on an fd held to it, never on a name looked
+ * up again, and the operation then acts on that fd (or, for umount2(),
+ * which takes no fd, on the cwd set from it: sys-mnt.h).
+ */
+
+#include <stdint.h>
+
+#include "sys-mnt.h"
+
+/* 0 when the caller may change mount id, whose root fd is (O_PATH, held
+ * to id): root always; another caller when it is a FUSE mount made for it
+ * (its user_id), or its root directory, as the mount shows it, is the
+ * caller's; in a rootless container of the caller's, also an idmapped
+ * mount, whose root shows as the mapping makes it (the kernel itself
+ * keeps the container's locked mounts where they are).  Else -EPERM at
+ * step what, the reason in the log. */
+int ops_mount_check_callers(int fd, uint64_t id, const char *what, MntLog *log);
+
+/* The same for every mount below id, each opened by its mount point and
+ * held to its id (mnt_open_by_id()): a mount hidden under another, or one
+ * that moved meanwhile, cannot be judged and is refused (-EBUSY). */
+int ops_mount_check_below(uint64_t id, const char *what, MntLog *log);
