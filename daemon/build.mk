@@ -6,7 +6,7 @@
 # both front ends spell: what the unit tests link, as mountd does.
 MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/, \
 	executor-worker.o executor-rights.o executor-caps.o executor-nonblocking.o \
-	executor-caller-sb.o \
+	executor-caller-sb.o executor-serial.o \
 	ops-common.o ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o \
 	ops-watch.o ops-watch-events.o ops-names.o ops-errors.o ops-mount-entry.o \
 	ops-table.o ops-table-decode.o ops-table-encode.o ops-table-execute.o \
