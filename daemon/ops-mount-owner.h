@@ -6,7 +6,7 @@
  * on for a caller other than root.  Each mount an operation touches is
  * judged by its unique mount id on an fd held to it, never on a name looked
  * up again, and the operation then acts on that fd (or, for umount2(),
- * which takes no fd, on the cwd set from it: sys-mnt.h).
+ * which takes no fd, on the fd's own magic link: sys-mnt.c).
  */
 
 #include <stdint.h>

@@ -24,6 +24,7 @@
 #include <linux/openat2.h>
 
 #include "sys-mnt.h"
+#include "executor-worker.h"
 #include "mount-entry.h"
 #include "util.h"
 
@@ -770,19 +771,27 @@ static int stacked_on(uint64_t id)
  * lead elsewhere: a directory renamed over it (from a namespace where it
  * is no mount point, rename() refuses only local ones), or its top mount
  * unmounted by another request.  So the mount is held by an O_PATH fd and
- * checked on that, and unmounted as the working directory: umount2(".")
- * resolves to the cwd itself, which no rename moves, and then only to a
- * mount on top of its root (LOOKUP_MOUNTPOINT goes down mounts), which
- * stacked_on() refuses.  The cwd pins the mount, so umount2() without
- * MNT_DETACH would answer EBUSY: it is detached, which is the same where
- * nothing is below it and nothing uses it; with mounts below, the kernel's
- * EBUSY is given without MNT_DETACH, and with it check judges them, as
- * they go along.  A mount only busy with open files is detached rather
- * than refused: the price of unmounting exactly the mount checked. */
-static int umount_exact(int root_fd, int fd, uint64_t id, unsigned flags, MntLog *log)
+ * checked on that, and umount2() is given the fd's own magic link,
+ * "self/fd/N" below mountd's /proc (the worker's own fd table, which
+ * nobody else can change, in a /proc the target namespace cannot
+ * replace; followed, not UMOUNT_NOFOLLOW, since that link is the point).
+ * It leads to the fd's mount itself, which no rename moves, and then only
+ * to a mount on top of its root (LOOKUP_MOUNTPOINT goes down mounts),
+ * which stacked_on() refuses.  No chdir() into it: that asks the
+ * filesystem (a FUSE root refuses root, a dead one cannot answer).  The fd
+ * pins the mount, so umount2() without MNT_DETACH would answer EBUSY: it
+ * is detached, which is the same where nothing is below it and nothing
+ * uses it; with mounts below, the kernel's EBUSY is given without
+ * MNT_DETACH, and with it check has judged them, as they go along.  A
+ * mount only busy with open files is detached rather than refused: the
+ * price of unmounting exactly the mount checked. */
+static int umount_exact(int fd, uint64_t id, unsigned flags, MntLog *log)
 {
 	_cleanup_free_ uint64_t *below = NULL;
+	_cleanup_close_ int here = -EBADF;
 	uint64_t start = mnt_step_start();
+	int proc = worker_host_dir(WORKER_HOST_PROC);
+	char link[64];
 	size_t n = 0;
 	int r;
 
@@ -791,16 +800,19 @@ static int umount_exact(int root_fd, int fd, uint64_t id, unsigned flags, MntLog
 		r = -EBUSY;
 	if (r >= 0)
 		r = stacked_on(id) > 0 ? -EBUSY : r;
-	if (r >= 0 && fchdir(fd) < 0)
-		r = negative_errno();
-	if (r >= 0) {
-		r = sys_result(syscall(SYS_umount2, ".", flags | MNT_DETACH | UMOUNT_NOFOLLOW));
-		/* A worker whose cwd stayed in the detached mount would keep
-		 * its superblock alive (a FUSE server would never hear of the
-		 * unmount). */
-		if (fchdir(root_fd) < 0)
-			_exit(EXIT_FAILURE);
+	if (r < 0)
+		return mnt_log_result(log, "umount", start, r);
+	/* In mountd itself (no kept /proc) its own /proc is mountd's. */
+	snprintf(link, sizeof(link), "%sself/fd/%d", proc >= 0 ? "" : "/proc/", fd);
+	if (proc >= 0) {
+		here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (here < 0 || fchdir(proc) < 0)
+			return mnt_log_result(log, "umount", start, negative_errno());
 	}
+	r = sys_result(syscall(SYS_umount2, link, flags | MNT_DETACH));
+	/* A worker left in mountd's /proc would resolve the next names there. */
+	if (here >= 0 && fchdir(here) < 0)
+		_exit(EXIT_FAILURE);
 	return mnt_log_result(log, "umount", start, r < 0 ? r : 0);
 }
 
@@ -867,7 +879,7 @@ int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, bool exact
 			return r;
 	}
 	if (exact)
-		return umount_exact(root_fd, fd, id, flags, log);
+		return umount_exact(fd, id, flags, log);
 	/* Root's: by name, as root would itself; the fd would keep the
 	 * mount busy. */
 	fd = safe_close(fd);
