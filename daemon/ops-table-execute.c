@@ -12,6 +12,7 @@
 #include "ops-table.h"
 #include "executor-rights.h"
 #include "executor-serial.h"
+#include "ops-mount-owner.h"
 #include "util.h"
 
 /* ---- the worker side ------------------------------------------------------------ */
@@ -172,6 +173,17 @@ int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_re
 	if (r >= 0) {
 		r = m->execute(req, &res, &log);
 		rights_leave();
+		/* Before the next change of the caller's may ask whose it is. */
+		if (r >= 0 && rights.uid != 0 && res.mount.mount_id != 0) {
+			int k = ops_mount_record(rights.principal, res.mount.mount_id);
+
+			/* The mount is made: not undone for its record, which
+			 * only lets the caller change it later. */
+			if (k < 0)
+				(void)mnt_log_add(&log, "record", 'w',
+						  "mountd: the new mount is not recorded as the "
+						  "caller's");
+		}
 	} else
 		mnt_log_fail(&log, "credentials");
 	serial_unlock(serial);
