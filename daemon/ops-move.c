@@ -52,6 +52,8 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 	MntCreated created;
 	Leftover record;
 	uint64_t id;
+	uid_t uid;
+	gid_t gid;
 	int k;
 
 	from = mnt_resolve_in_root(root_fd, r->from, MNT_CREATE_NONE, "from", log);
@@ -60,15 +62,17 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 	/* The mount moved is the one checked: move_mount() is given this fd.
 	 * The mounts below it travel along, each still over the directory it
 	 * covered, so moving them reveals nothing: only the top is judged. */
-	k = mnt_unique_id_at(from, "", &id);
-	if (k < 0) {
-		/* No mount's root: as move_mount() answers it. */
-		mnt_log_fail(log, k == -EINVAL ? "move_mount" : "from");
-		return k;
+	if (rights_caller(&uid, &gid)) {
+		k = mnt_unique_id_at(from, "", &id);
+		if (k < 0) {
+			/* No mount's root: as move_mount() answers it. */
+			mnt_log_fail(log, k == -EINVAL ? "move_mount" : "from");
+			return k;
+		}
+		k = ops_mount_check_callers(from, id, "from", log);
+		if (k < 0)
+			return k;
 	}
-	k = ops_mount_check_callers(from, id, "from", log);
-	if (k < 0)
-		return k;
 	to = leftover_resolve_create(root_fd, r->ns.root, r->to, r->create, "to", log, &created,
 				     &record);
 	if (to < 0)

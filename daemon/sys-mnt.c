@@ -785,7 +785,7 @@ static int stacked_on(uint64_t id)
  * MNT_DETACH, and with it check has judged them, as they go along.  A
  * mount only busy with open files is detached rather than refused: the
  * price of unmounting exactly the mount checked. */
-static int umount_exact(int fd, uint64_t id, unsigned flags, MntLog *log)
+static int umount_exact(int root_fd, int fd, uint64_t id, unsigned flags, MntLog *log)
 {
 	_cleanup_free_ uint64_t *below = NULL;
 	_cleanup_close_ int here = -EBADF;
@@ -798,8 +798,11 @@ static int umount_exact(int fd, uint64_t id, unsigned flags, MntLog *log)
 	r = mnt_listmount(0, id, &below, &n);
 	if (r >= 0 && n > 0 && !(flags & MNT_DETACH))
 		r = -EBUSY;
-	if (r >= 0)
-		r = stacked_on(id) > 0 ? -EBUSY : r;
+	if (r >= 0) {
+		int k = stacked_on(id);
+
+		r = k > 0 ? -EBUSY : k;
+	}
 	if (r < 0)
 		return mnt_log_result(log, "umount", start, r);
 	/* In mountd itself (no kept /proc) its own /proc is mountd's. */
@@ -810,8 +813,10 @@ static int umount_exact(int fd, uint64_t id, unsigned flags, MntLog *log)
 			return mnt_log_result(log, "umount", start, negative_errno());
 	}
 	r = sys_result(syscall(SYS_umount2, link, flags | MNT_DETACH));
-	/* A worker left in mountd's /proc would resolve the next names there. */
-	if (here >= 0 && fchdir(here) < 0)
+	/* Not left in mountd's /proc: back where the caller's walk left it,
+	 * or at the root, should the caller have closed its directory
+	 * meanwhile. */
+	if (here >= 0 && fchdir(here) < 0 && fchdir(root_fd) < 0)
 		_exit(EXIT_FAILURE);
 	return mnt_log_result(log, "umount", start, r < 0 ? r : 0);
 }
@@ -879,7 +884,7 @@ int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, bool exact
 			return r;
 	}
 	if (exact)
-		return umount_exact(fd, id, flags, log);
+		return umount_exact(root_fd, fd, id, flags, log);
 	/* Root's: by name, as root would itself; the fd would keep the
 	 * mount busy. */
 	fd = safe_close(fd);
