@@ -14,6 +14,7 @@
 
 #include "executor-caller-sb.h"
 #include "ops-internal.h"
+#include "ops-mount-owner.h"
 #include "executor-rights.h"
 #include "util.h"
 
@@ -46,15 +47,38 @@ static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	const OpsSetattrRequest *r = userdata;
 	_cleanup_close_ int fd = -EBADF;
 	struct mount_attr a;
-	int k;
+	uint64_t id;
+	uid_t uid;
+	gid_t gid;
+	int k = 0;
 
 	fd = mnt_resolve_in_root(root_fd, r->path, MNT_CREATE_NONE, "path", log);
 	if (fd < 0)
 		return fd;
-	k = r->userns_fd >= 0 ? rights_check_idmap(fd, fds[0]) : rights_check_owner(fd);
-	if (k < 0) {
-		mnt_log_fail(log, r->userns_fd >= 0 ? "idmap" : "owner");
-		return k;
+	if (r->userns_fd >= 0) {
+		k = rights_check_idmap(fd, fds[0]);
+		if (k < 0) {
+			mnt_log_fail(log, "idmap");
+			return k;
+		}
+	}
+	/* Each mount that changes is judged by its id, the mounts below too
+	 * when recursive, before anything changes (mount_setattr() then
+	 * changes all or none), and the call acts on the fd whose mount was
+	 * judged, never on a name looked up again. */
+	if (rights_caller(&uid, &gid)) {
+		k = mnt_unique_id_at(fd, "", &id);
+		if (k < 0) {
+			/* No mount's root: as mount_setattr() answers it. */
+			mnt_log_fail(log, k == -EINVAL ? "mount_setattr" : "owner");
+			return k;
+		}
+		if (r->userns_fd < 0)
+			k = ops_mount_check_callers(fd, id, "owner", log);
+		if (k >= 0 && r->recursive)
+			k = ops_mount_check_below(id, "owner", log);
+		if (k < 0)
+			return k;
 	}
 	ops_attributes_to_mount_attr(&r->attr, &a);
 	if (r->userns_fd >= 0) {

@@ -11,6 +11,8 @@
 
 #include "ops-table.h"
 #include "executor-rights.h"
+#include "executor-serial.h"
+#include "ops-mount-owner.h"
 #include "util.h"
 
 /* ---- the worker side ------------------------------------------------------------ */
@@ -117,7 +119,7 @@ int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_re
 	const char *field, *name;
 	const OpsMethod *m;
 	json_object *v;
-	int r, fd = -EBADF;
+	int r, fd = -EBADF, serial = -EBADF;
 
 	*ret_reply = NULL;
 	*ret_fds = NULL;
@@ -156,13 +158,35 @@ int ops_table_execute(const char *request, int *fds, size_t n_fds, char **ret_re
 
 		r = ops_restrict_unprivileged(m, req, &reason);
 	}
+	/* A caller's changes one at a time, so that none acts between
+	 * another's check and its act (executor-serial.h); root's are its
+	 * own business. */
+	if (r >= 0 && rights.uid != 0 && !m->reads) {
+		serial = serial_lock(rights.principal);
+		if (serial < 0 && serial != -EBADF) {
+			r = serial;
+			mnt_log_fail(&log, "serial");
+		}
+	}
 	if (r >= 0)
 		r = rights_enter(&rights);
 	if (r >= 0) {
 		r = m->execute(req, &res, &log);
 		rights_leave();
+		/* Before the next change of the caller's may ask whose it is. */
+		if (r >= 0 && rights.uid != 0 && res.mount.mount_id != 0) {
+			int k = ops_mount_record(rights.principal, res.mount.mount_id);
+
+			/* The mount is made: not undone for its record, which
+			 * only lets the caller change it later. */
+			if (k < 0)
+				(void)mnt_log_add(&log, "record", 'w',
+						  "mountd: the new mount is not recorded as the "
+						  "caller's");
+		}
 	} else
 		mnt_log_fail(&log, "credentials");
+	serial_unlock(serial);
 	/* The trace's reader sees EOF before the reply: no copy of the fd
 	 * may stay open here. */
 	mnt_log_trace_end(&log);

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -23,9 +24,13 @@
 #include <linux/openat2.h>
 
 #include "sys-mnt.h"
+#include "executor-worker.h"
 #include "mount-entry.h"
 #include "util.h"
 
+#ifndef MNT_DETACH
+#define MNT_DETACH 0x00000002
+#endif
 #ifndef UMOUNT_NOFOLLOW
 #define UMOUNT_NOFOLLOW 0x00000008
 #endif
@@ -514,7 +519,9 @@ int mnt_unique_id_at(int dir_fd, const char *name, uint64_t *ret)
 
 	/* Asked for nothing, statx() leaves the filesystem alone and still
 	 * gives the old mount id; listmount() knows the new one. */
-	if (statx(dir_fd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, 0, &stx) < 0)
+	if (statx(dir_fd, name,
+		  AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC | (name[0] ? 0 : AT_EMPTY_PATH), 0,
+		  &stx) < 0)
 		return negative_errno();
 	if (!(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
 	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) || !(stx.stx_mask & STATX_MNT_ID))
@@ -532,6 +539,36 @@ int mnt_unique_id_at(int dir_fd, const char *name, uint64_t *ret)
 		}
 	}
 	return -ENOENT;
+}
+
+int mnt_open_by_id(uint64_t id)
+{
+	_cleanup_free_ struct statmount *sm = NULL;
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		/* A mount point's name as the kernel gives it has no symlink:
+		 * one met on the way was planted there since. */
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = -EBADF;
+	uint64_t found;
+	int r;
+
+	r = mnt_statmount(0, id, STATMOUNT_MNT_POINT, &sm);
+	if (r >= 0 && !(sm->mask & STATMOUNT_MNT_POINT))
+		r = -ENODATA;
+	if (r < 0)
+		return r;
+	/* The worker's root is its namespace's, which the path is relative
+	 * to. */
+	fd = sys_result(syscall(SYS_openat2, AT_FDCWD, sm->str + sm->mnt_point, &how, sizeof(how)));
+	if (fd < 0)
+		return fd;
+	r = mnt_unique_id_at(fd, "", &found);
+	/* Not its root, or another mount's (one on top of it hides it). */
+	if (r == -EINVAL || (r >= 0 && found != id))
+		return -EBUSY;
+	return r < 0 ? r : TAKE_FD(fd);
 }
 
 const char *mnt_propagation_to_string(uint64_t prop)
@@ -703,23 +740,104 @@ static int follow_last(int dir_fd, const char *parent, const char *name, char **
 	return 0;
 }
 
-int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntUmountCheck check,
-		       void *userdata, MntLog *log)
+/* A mount of the namespace whose mount point is id's root: the name of id
+ * leads to it now, not to id.  0 or 1, or -errno. */
+static int stacked_on(uint64_t id)
+{
+	_cleanup_free_ struct statmount *top = NULL;
+	_cleanup_free_ uint64_t *ids = NULL;
+	size_t n = 0;
+	int r;
+
+	r = mnt_statmount(0, id, STATMOUNT_MNT_POINT, &top);
+	if (r >= 0 && !(top->mask & STATMOUNT_MNT_POINT))
+		r = -ENODATA;
+	if (r >= 0)
+		r = mnt_listmount(0, id, &ids, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		_cleanup_free_ struct statmount *sm = NULL;
+
+		r = mnt_statmount(0, ids[i], STATMOUNT_MNT_BASIC | STATMOUNT_MNT_POINT, &sm);
+		if (r == -ENOENT) /* gone meanwhile */
+			r = 0;
+		else if (r >= 0 && sm->mnt_parent_id == id && (sm->mask & STATMOUNT_MNT_POINT) &&
+			 streq(sm->str + sm->mnt_point, top->str + top->mnt_point))
+			return 1;
+	}
+	return r;
+}
+
+/* umount2() takes a name, never an fd, and a name looked up again can
+ * lead elsewhere: a directory renamed over it (from a namespace where it
+ * is no mount point, rename() refuses only local ones), or its top mount
+ * unmounted by another request.  So the mount is held by an O_PATH fd and
+ * checked on that, and umount2() is given the fd's own magic link,
+ * "self/fd/N" below mountd's /proc (the worker's own fd table, which
+ * nobody else can change, in a /proc the target namespace cannot
+ * replace; followed, not UMOUNT_NOFOLLOW, since that link is the point).
+ * It leads to the fd's mount itself, which no rename moves, and then only
+ * to a mount on top of its root (LOOKUP_MOUNTPOINT goes down mounts),
+ * which stacked_on() refuses.  No chdir() into it: that asks the
+ * filesystem (a FUSE root refuses root, a dead one cannot answer).  The fd
+ * pins the mount, so umount2() without MNT_DETACH would answer EBUSY: it
+ * is detached, which is the same where nothing is below it and nothing
+ * uses it; with mounts below, the kernel's EBUSY is given without
+ * MNT_DETACH, and with it check has judged them, as they go along.  A
+ * mount only busy with open files is detached rather than refused: the
+ * price of unmounting exactly the mount checked. */
+static int umount_exact(int root_fd, int fd, uint64_t id, unsigned flags, MntLog *log)
+{
+	_cleanup_free_ uint64_t *below = NULL;
+	_cleanup_close_ int here = -EBADF;
+	uint64_t start = mnt_step_start();
+	int proc = worker_host_dir(WORKER_HOST_PROC);
+	char link[64];
+	size_t n = 0;
+	int r;
+
+	r = mnt_listmount(0, id, &below, &n);
+	if (r >= 0 && n > 0 && !(flags & MNT_DETACH))
+		r = -EBUSY;
+	if (r >= 0) {
+		int k = stacked_on(id);
+
+		r = k > 0 ? -EBUSY : k;
+	}
+	if (r < 0)
+		return mnt_log_result(log, "umount", start, r);
+	/* In mountd itself (no kept /proc) its own /proc is mountd's. */
+	snprintf(link, sizeof(link), "%sself/fd/%d", proc >= 0 ? "" : "/proc/", fd);
+	if (proc >= 0) {
+		here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (here < 0 || fchdir(proc) < 0)
+			return mnt_log_result(log, "umount", start, negative_errno());
+	}
+	r = sys_result(syscall(SYS_umount2, link, flags | MNT_DETACH));
+	/* Not left in mountd's /proc: back where the caller's walk left it,
+	 * or at the root, should the caller have closed its directory
+	 * meanwhile. */
+	if (here >= 0 && fchdir(here) < 0 && fchdir(root_fd) < 0)
+		_exit(EXIT_FAILURE);
+	return mnt_log_result(log, "umount", start, r < 0 ? r : 0);
+}
+
+int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, bool exact,
+		       MntUmountCheck check, void *userdata, MntLog *log)
 {
 	_cleanup_free_ char *parent = NULL, *name = NULL, *cur = strdup(path);
-	_cleanup_close_ int dir_fd = -EBADF;
-	uint64_t start = mnt_step_start();
+	_cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;
+	uint64_t start = mnt_step_start(), id = 0;
 	unsigned links = 0;
 	struct stat st;
 	int r;
 
-	/* An fd on the mount itself would make it busy, so resolve only the
-	 * parent directory safely and unmount its single last component from
-	 * there (the worker is disposable, so changing its cwd is fine).  A
-	 * symlink as the last component is read here and its target resolved
-	 * the same way, under root as every other name of the call, as
-	 * umount(8) follows it; umount2() itself never follows one
-	 * (UMOUNT_NOFOLLOW): one swapped in meanwhile is not a way out. */
+	/* Only the parent directory is resolved safely (RESOLVE_IN_ROOT), its
+	 * single last component looked up from there (the worker is
+	 * disposable, so changing its cwd is fine).  A symlink as the last
+	 * component is read here and its target resolved the same way, under
+	 * root as every other name of the call, as umount(8) follows it;
+	 * umount2() itself never follows one (UMOUNT_NOFOLLOW): one swapped
+	 * in meanwhile is not a way out. */
 	if (!cur)
 		return -ENOMEM;
 	for (;;) {
@@ -749,12 +867,27 @@ int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntUmountC
 		mnt_log_fail(log, "resolve:path");
 		return negative_errno();
 	}
+	if (check || exact) {
+		/* What the name leads to now, held: the mount on top of it. */
+		fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? negative_errno() : mnt_unique_id_at(fd, "", &id);
+		if (r < 0) {
+			/* No mount's root: as umount2() answers it. */
+			mnt_log_fail(log, r == -EINVAL ? "umount" : "resolve:path");
+			return r;
+		}
+	}
 	(void)mnt_log_step(log, "resolve:path", mnt_step_start() - start);
 	if (check) {
-		r = check(dir_fd, name, userdata, log);
+		r = check(fd, id, userdata, log);
 		if (r < 0)
 			return r;
 	}
+	if (exact)
+		return umount_exact(root_fd, fd, id, flags, log);
+	/* Root's: by name, as root would itself; the fd would keep the
+	 * mount busy. */
+	fd = safe_close(fd);
 	start = mnt_step_start();
 	r = sys_result(syscall(SYS_umount2, name, flags | UMOUNT_NOFOLLOW));
 	return mnt_log_result(log, "umount", start, r < 0 ? r : 0);

@@ -163,11 +163,17 @@ struct statmount;
 int mnt_statmount(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount **ret);
 /* The same for masks without strings (SB_BASIC, MNT_BASIC), into *ret. */
 int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, struct statmount *ret);
-/* The unique id of the mount on top of name in dir_fd, in our namespace,
- * asking nothing of its filesystem: a FUSE mount answers statx() with
- * EACCES to anyone but its user, and a dead one with ENOTCONN.  -EINVAL
- * if name is no mount's root. */
+/* The unique id of the mount on top of name in dir_fd (name "": dir_fd's
+ * own, an O_PATH fd on a mount's root), in our namespace, asking nothing
+ * of its filesystem: a FUSE mount answers statx() with EACCES to anyone
+ * but its user, and a dead one with ENOTCONN.  -EINVAL if it is no mount's
+ * root. */
 int mnt_unique_id_at(int dir_fd, const char *name, uint64_t *ret);
+/* An O_PATH fd on the root of mount id of our namespace, opened by its
+ * mount point (no symlink followed) and held to that id: -EBUSY when the
+ * name leads elsewhere (another mount on top of it, or the tree changed
+ * meanwhile), so that what the caller checks on the fd is that mount. */
+int mnt_open_by_id(uint64_t id);
 
 /* Names for MOUNT_ATTR_* and MS_* propagation values, for replies. */
 const char *mnt_propagation_to_string(uint64_t prop);
@@ -214,13 +220,18 @@ void mnt_created_done(MntCreated *c);
  * nameable last component ("/", ".", ".."). */
 int mnt_split_last(const char *path, char **ret_parent, char **ret_name);
 
-/* Whether the mount on top of name in dir_fd (resolved, not yet
- * unmounted) may go: 0, or -errno with its own step logged. */
-typedef int (*MntUmountCheck)(int dir_fd, const char *name, void *userdata, MntLog *log);
+/* Whether the mount on top of the name (fd: an O_PATH fd on its root, id:
+ * its unique id), resolved and not yet unmounted, may go: 0, or -errno
+ * with its own step logged. */
+typedef int (*MntUmountCheck)(int fd, uint64_t id, void *userdata, MntLog *log);
 
 /* umount2() of path resolved inside root_fd as above (flags: MNT_DETACH,
  * MNT_FORCE), a symlink as its last component followed under root_fd too;
  * check, if any, asked first about what was resolved.
- * Changes the cwd: for workers only. */
-int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, MntUmountCheck check,
-		       void *userdata, MntLog *log);
+ * exact: the mount checked is the one unmounted, whatever happens to the
+ * name meanwhile (for callers other than root; see the function): it is
+ * detached, and the mounts below it go with it, so check must judge them
+ * too; without MNT_DETACH a mount with mounts below is -EBUSY, as the
+ * kernel answers.  Changes the cwd: for workers only. */
+int mnt_umount_in_root(int root_fd, const char *path, unsigned flags, bool exact,
+		       MntUmountCheck check, void *userdata, MntLog *log);

@@ -679,6 +679,163 @@ for m in $H/m1 $H/m2 $H/m3 $H/m4 $H/t; do
 done
 check "after unmounting, pid 1's mount table is as it was" cmp -s "$work/host.broad" <(mounts_of 1)
 stop_mountd
+
+# --- issue 48 class 7: acting on mounts that are not the caller's.  Every
+# mount Move, Unmount and SetAttributes touch is judged by its mount id on
+# an fd held to it, and the call acts on that mount, never on a name looked
+# up again; one caller's changes run one at a time.  In the user's
+# container (namespace=owned) and, where a rule grants them, in its own
+# namespace, the host's.
+cat >"$MOUNTD_POLICY" <<'POLICY'
+allow user=1000 method=* namespace=owned
+allow user=1000 method=Create fstype=tmpfs namespace=own
+allow user=1000 method=Move,Unmount,SetAttributes namespace=own
+POLICY
+check "class 7: mountd starts with Move, Unmount and SetAttributes granted" start_mountd
+chmod 0666 $SOCK
+ns_json() { # pid extra-json: {"namespace":{"pid":PID},EXTRA}
+	printf '{"namespace":{"pid":%d},%s}' "$1" "$2"
+}
+ctr_src() { in_ctr findmnt -n -o SOURCE "$1"; }
+# Root's mask: root's tmpfs over root's directory, put there in the user's
+# container by root after the container started (so the kernel has not
+# locked it: only mountd's check stands between the user and it).
+mkdir -p /tmp/ctr/rootdir /tmp/ctr/mine/moved && echo under >/tmp/ctr/rootdir/under &&
+	chown $USER_ID:$USER_ID /tmp/ctr/mine/moved
+in_ctr mount -t tmpfs -o size=1m,mode=0755 rootmask /tmp/ctr/rootdir
+snapshot c7
+check_output "Move of root's mask in the user's container: refused" 'EPERM|PermissionDenied' \
+	vdenied Move "$(ns_json $container '"from":"/tmp/ctr/rootdir","to":"/tmp/ctr/mine/moved"')"
+check_output "  the mask is still over root's directory" '^rootmask$' ctr_src /tmp/ctr/rootdir
+check_fails "  and what it hides is not visible there" in_ctr test -e /tmp/ctr/rootdir/under
+check "  no mount table changed" unchanged c7
+check_output "D-Bus: the same Move: refused" 'Operation not permitted|EPERM|denied' \
+	bus Move 'ssa{sv}' /tmp/ctr/rootdir /tmp/ctr/mine/moved 1 namespace a{sv} 1 pid u $container
+check_output "  the mask is still there" '^rootmask$' ctr_src /tmp/ctr/rootdir
+check_output "the user's own tmpfs in its container still moves" '^\{' \
+	bash -c "vcall Create '$(ctr_json tmpfs /tmp/ctr/mv1)' >/dev/null &&
+		vcall Move '$(ns_json $container '"from":"/tmp/ctr/mv1","to":"/tmp/ctr/mine/moved"')'"
+check_output "  it is at the target now" '^tmpfs$' in_ctr findmnt -n -o FSTYPE /tmp/ctr/mine/moved
+vcall Unmount "$(ns_json $container '"path":"/tmp/ctr/mine/moved"')" >/dev/null 2>&1
+# The same in the user's own namespace, the host's: root's mask there.
+mkdir -p /var/tmp/c7root /var/tmp/c7mine/to && echo under >/var/tmp/c7root/under &&
+	chown -R $USER_ID:$USER_ID /var/tmp/c7mine && chmod 0755 /var/tmp/c7root
+mount -t tmpfs -o size=1m,mode=0755 hostmask /var/tmp/c7root
+snapshot c7host
+check_output "Move of root's mask in the host's namespace: refused" 'EPERM|PermissionDenied' \
+	vdenied Move '{"from":"/var/tmp/c7root","to":"/var/tmp/c7mine/to"}'
+check_output "Unmount of it: refused" 'EPERM|PermissionDenied' \
+	vdenied Unmount '{"path":"/var/tmp/c7root"}'
+check_output "Unmount of it, detached: refused" 'EPERM|PermissionDenied' \
+	vdenied Unmount '{"path":"/var/tmp/c7root","detach":true}'
+check_output "SetAttributes read-only on it: refused" 'EPERM|PermissionDenied' \
+	vdenied SetAttributes '{"path":"/var/tmp/c7root","attributes":{"readOnly":true}}'
+check_output "  the mask is still there, read-write" '^hostmask rw' \
+	findmnt -n -o SOURCE,VFS-OPTIONS /var/tmp/c7root
+check "  pid 1's and the container's mount tables are as they were" unchanged c7host
+
+# A recursive SetAttributes over the user's tmpfs with root's tmpfs below:
+# root's mount and the user's both stay as they were (all or nothing).
+# (A directory in the user's tmpfs is made by the container's root, the
+# user: root's uid has no mapping in that superblock's user namespace.)
+as_ctr_root() { nsenter -t $container -U -m "$@"; }
+vcall Create "$(ctr_json tmpfs /tmp/ctr/sa)" >/dev/null
+as_ctr_root mkdir /tmp/ctr/sa/sub && in_ctr mount -t tmpfs -o size=1m,mode=0755 rootsub /tmp/ctr/sa/sub
+check_output "root's tmpfs is mounted below the user's" '^rootsub$' ctr_src /tmp/ctr/sa/sub
+opts_sa=$(options_of /tmp/ctr/sa) opts_sub=$(options_of /tmp/ctr/sa/sub)
+snapshot c7sa
+check_output "recursive read-only, noexec over the user's tmpfs with root's below: refused" \
+	'EPERM|PermissionDenied' \
+	vdenied SetAttributes "$(ns_json $container '"path":"/tmp/ctr/sa","recursive":true,"attributes":{"readOnly":true,"noExec":true}')"
+check "  root's mount below has its options as before ($opts_sub)" \
+	test "$(options_of /tmp/ctr/sa/sub)" = "$opts_sub"
+check "  and the user's own too ($opts_sa): no half-done change" \
+	test "$(options_of /tmp/ctr/sa)" = "$opts_sa"
+check "  no mount table changed" unchanged c7sa
+check_output "D-Bus: the same: refused" 'Operation not permitted|EPERM|denied' \
+	bus SetAttributes 'sa{sv}' /tmp/ctr/sa 3 namespace a{sv} 1 pid u $container recursive b true \
+	attributes a{sv} 1 readOnly b true
+check "  root's mount below is as before" test "$(options_of /tmp/ctr/sa/sub)" = "$opts_sub"
+check_output "non-recursive, the user's tmpfs alone: done" '^\{' \
+	vcall SetAttributes "$(ns_json $container '"path":"/tmp/ctr/sa","attributes":{"noExec":true}')"
+check_output "  it is noexec" 'noexec' options_of /tmp/ctr/sa
+check "  root's below is not" test "$(options_of /tmp/ctr/sa/sub)" = "$opts_sub"
+in_ctr umount /tmp/ctr/sa/sub
+vcall Create "$(ctr_json tmpfs /tmp/ctr/sa/sub)" >/dev/null
+check_output "recursive, with the user's own tmpfs below instead: done" '^\{' \
+	vcall SetAttributes "$(ns_json $container '"path":"/tmp/ctr/sa","recursive":true,"attributes":{"readOnly":true}')"
+check_output "  both are read-only" '^ro,.*\|ro,' echo "$(options_of /tmp/ctr/sa)|$(options_of /tmp/ctr/sa/sub)"
+# Unmount of the user's tmpfs with root's below: the kernel's EBUSY, and
+# detached (which would take root's along) refused.
+in_ctr mkdir -p /tmp/ctr/ud
+vcall Create "$(ctr_json tmpfs /tmp/ctr/ud)" >/dev/null
+as_ctr_root mkdir /tmp/ctr/ud/sub && in_ctr mount -t tmpfs -o size=1m rootbelow /tmp/ctr/ud/sub
+check_output "root's tmpfs is mounted below another of the user's" '^rootbelow$' ctr_src /tmp/ctr/ud/sub
+snapshot c7ud
+check_output "Unmount of the user's tmpfs with root's below: EBUSY" 'EBUSY' \
+	vdenied Unmount "$(ns_json $container '"path":"/tmp/ctr/ud"')"
+check_output "  detached (root's would go along): refused" 'EPERM|PermissionDenied' \
+	vdenied Unmount "$(ns_json $container '"path":"/tmp/ctr/ud","detach":true')"
+check_output "  root's mount is still there" '^rootbelow$' ctr_src /tmp/ctr/ud/sub
+check "  no mount table changed" unchanged c7ud
+in_ctr umount /tmp/ctr/ud/sub
+check_output "  without it, the user's tmpfs unmounts" '^\{' \
+	vcall Unmount "$(ns_json $container '"path":"/tmp/ctr/ud"')"
+check_fails "  and is gone" in_ctr mountpoint -q /tmp/ctr/ud
+
+# Unmounts racing: in a directory of the user's on the host, root's tmpfs
+# under the user's (two Unmounts of the user's at once: the second must
+# not take root's), and root's mount point and the user's swapped by name
+# all the while, from a namespace of the user's own where neither is a
+# mount point (rename() refuses only local ones).
+R=/var/tmp/c7race
+rm -rf $R && mkdir -p $R/a $R/r $R/s && chown $USER_ID:$USER_ID $R $R/a && chmod 0777 $R/s
+setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+	unshare -Ur --mount --propagation private python3 -c '
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+os.chdir("'$R'")
+open("ready", "w").close()
+end = time.time() + 300
+while time.time() < end and not os.path.exists("stop"):
+    libc.renameat2(-100, b"a", -100, b"r", 2)  # RENAME_EXCHANGE
+' &
+swapper=$!
+wait_for 10 test -e $R/ready
+mount -t tmpfs -o size=1m,mode=0755 raceroot $R/r
+mount -t tmpfs -o size=1m,mode=0777 raceunder $R/s
+roots() { grep -cE ' - tmpfs (raceroot|raceunder) ' /proc/1/mountinfo; }
+race() {
+	local i u ok=0 pids
+	for i in $(seq 20); do
+		vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"path\":\"$R/s\"}}" >/dev/null 2>&1
+		vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"path\":\"$R/a\"}}" >/dev/null 2>&1
+		pids=()
+		for u in 1 2 3 4; do
+			vcall Unmount "{\"path\":\"$R/$([ $u -le 2 ] && echo s || echo a)\"}" \
+				>"$work/u$u" 2>&1 &
+			pids+=($!)
+		done
+		wait "${pids[@]}"
+		ok=$((ok + $(cat "$work"/u[1-4] | grep -c '^{')))
+		[ "$(roots)" = 2 ] || { echo "round $i: root's mounts left: $(roots)"; return 1; }
+	done
+	echo "user unmounts done: $ok"
+	[ "$ok" -gt 0 ]
+}
+check_output "20 rounds of two Unmounts at once of each of two names, one swapped with root's: root's mounts stay" \
+	'^user unmounts done: [1-9]' race
+touch $R/stop
+wait $swapper 2>/dev/null
+check_output "  root's two tmpfs are still mounted" '^2$' roots
+check "root is still served" \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.Info '{"path":"/"}'
+stop_mountd
+for m in $(awk '$5 ~ "^/var/tmp/(c7race|c7root)" { print $5 }' /proc/self/mountinfo | sort -r); do
+	umount -l "$m"
+done
+in_ctr umount -l /tmp/ctr/rootdir /tmp/ctr/sa/sub /tmp/ctr/sa /tmp/ctr/mv1 2>/dev/null
+rm -rf /var/tmp/c7race /var/tmp/c7root /var/tmp/c7mine
 kill $container 2>/dev/null
 umount /run/user-test && rmdir /run/user-test
 rm -rf /root/secret-dir /tmp/ctr /var/tmp/ctrov /var/tmp/rootwork /var/tmp/hostov "$work"

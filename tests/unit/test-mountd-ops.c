@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -496,6 +497,7 @@ static void test_worker(void)
 }
 
 static void test_nonblocking(void);
+static void test_umount_exact(void);
 
 static void test_mount_layer(void)
 {
@@ -542,7 +544,7 @@ static void test_mount_layer(void)
 		snprintf(up, sizeof(up), "%s/../../../../../..%s", dir, dir);
 		esc = mnt_resolve_in_root(root, up, MNT_CREATE_NONE, "target", &log);
 		ok(esc >= 0, "dot-dot past the root is clamped to the root");
-		ok(mnt_umount_in_root(root, dir, 0, NULL, NULL, &log) == -EBUSY,
+		ok(mnt_umount_in_root(root, dir, 0, false, NULL, NULL, &log) == -EBUSY,
 		   "unmount while our mount fd pins the mount is EBUSY");
 	}
 	ok(streq(steps_of(&log), "fsopen,fsconfig:size,fsconfig:CMD_CREATE,fsmount,"
@@ -557,7 +559,7 @@ static void test_mount_layer(void)
 
 		/* mnt_umount_in_root changes the cwd: workers only. */
 		if (pid == 0)
-			_exit(mnt_umount_in_root(root, dir, 0, NULL, NULL, NULL) == 0 ? 0 : 1);
+			_exit(mnt_umount_in_root(root, dir, 0, false, NULL, NULL, NULL) == 0 ? 0 : 1);
 		waitpid(pid, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "unmount by path inside the root");
@@ -565,6 +567,7 @@ static void test_mount_layer(void)
 	rmdir(dir);
 	mnt_log_done(&log);
 	test_nonblocking();
+	test_umount_exact();
 }
 
 /* What the event loop may resolve and look at itself (executor-nonblocking.c), in
@@ -841,6 +844,179 @@ static void test_restrict_unprivileged(void)
 	info->request_init(&i);
 	ok(ops_restrict_unprivileged(info, &i, &why) == 0, "Info: nothing to restrict");
 	info->request_done(&i);
+}
+
+/* ---- exact unmount (mnt_umount_in_root(..., exact)) ---------------------- */
+
+/* What the check saw and what it did meanwhile, shared with the child
+ * that unmounts (it changes its cwd: workers only). */
+typedef struct ExactCase {
+	const char *dir; /* holds "a" and "b", each a mount point */
+	enum { MEANWHILE_NOTHING, MEANWHILE_SWAP, MEANWHILE_STACK, MEANWHILE_REFUSE } meanwhile;
+	unsigned n_checked;
+	uint64_t checked;
+} ExactCase;
+
+/* The names "a" and "b" exchanged, as a user does from a namespace of its
+ * own where they are no mount points (rename() refuses only local ones). */
+static int swap_names(const char *dir)
+{
+	char a[256], b[256];
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		snprintf(a, sizeof(a), "%s/a", dir);
+		snprintf(b, sizeof(b), "%s/b", dir);
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    umount2(a, MNT_DETACH) < 0 || umount2(b, MNT_DETACH) < 0 ||
+		    syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0
+		       ? 0
+		       : -EIO;
+}
+
+static int exact_check(int fd, uint64_t id, void *userdata, MntLog *log)
+{
+	ExactCase *c = userdata;
+	char a[256];
+
+	c->n_checked++;
+	c->checked = id;
+	switch (c->meanwhile) {
+	case MEANWHILE_SWAP:
+		return swap_names(c->dir);
+	case MEANWHILE_STACK:
+		snprintf(a, sizeof(a), "%s/a", c->dir);
+		return mount("stacked", a, "tmpfs", 0, "size=1m") < 0 ? -errno : 0;
+	case MEANWHILE_REFUSE:
+		return -EPERM;
+	default:
+		return 0;
+	}
+}
+
+/* mnt_umount_in_root(dir/a, exact) in a child; its result. */
+static int exact_umount(ExactCase *c, unsigned flags)
+{
+	char a[256];
+	pid_t pid;
+	int status;
+
+	snprintf(a, sizeof(a), "%s/a", c->dir);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		_exit(-mnt_umount_in_root(root, a, flags, true, exact_check, c, NULL));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -EIO;
+	return -WEXITSTATUS(status);
+}
+
+static uint64_t id_of(const char *dir, const char *name)
+{
+	_cleanup_close_ int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	uint64_t id = 0;
+
+	return d >= 0 && mnt_unique_id_at(d, name, &id) == 0 ? id : 0;
+}
+
+static bool is_mounted(uint64_t id)
+{
+	struct statmount sm = {};
+
+	return mnt_statmount_fixed(0, id, STATMOUNT_MNT_BASIC, &sm) == 0;
+}
+
+static void test_umount_exact(void)
+{
+	char dir[] = "/tmp/test-umount-exact-XXXXXX", a[256], b[256], sub[256];
+	ExactCase *c;
+	uint64_t ida, idb, idsub;
+
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ok(c != MAP_FAILED && mkdtemp(dir) != NULL, "exact: a directory");
+	if (c == MAP_FAILED)
+		return;
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	snprintf(sub, sizeof(sub), "%s/a/sub", dir);
+	(void)mkdir(a, 0755);
+	(void)mkdir(b, 0755);
+
+	/* The name swapped between check and unmount: the mount checked
+	 * goes, the one the name leads to now stays. */
+	ok(mount("mine", a, "tmpfs", 0, "size=1m") == 0 &&
+		   mount("roots", b, "tmpfs", 0, "size=1m") == 0,
+	   "exact: two mounts");
+	ida = id_of(dir, "a");
+	idb = id_of(dir, "b");
+	*c = (ExactCase){.dir = dir, .meanwhile = MEANWHILE_SWAP};
+	ok(exact_umount(c, 0) == 0, "exact: unmounted, the name swapped while it was checked");
+	ok(c->n_checked == 1 && c->checked == ida, "  the check was asked about the mount named");
+	ok(!is_mounted(ida), "  that mount is gone");
+	ok(is_mounted(idb) && id_of(dir, "a") == idb,
+	   "  the one the name leads to now is still there");
+	ok(umount2(a, 0) == 0 && syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0,
+	   "exact: the other mount unmounted, the names back");
+
+	/* Something mounted on top after the check: the name leads there
+	 * now; refused, both stay. */
+	ok(mount("mine", a, "tmpfs", 0, "size=1m") == 0, "exact: a mount");
+	ida = id_of(dir, "a");
+	*c = (ExactCase){.dir = dir, .meanwhile = MEANWHILE_STACK};
+	ok(exact_umount(c, 0) == -EBUSY, "exact: a mount stacked on it meanwhile: EBUSY");
+	ok(is_mounted(ida) && id_of(dir, "a") != ida && id_of(dir, "a") != 0,
+	   "  both mounts are still there");
+	(void)umount2(a, 0);
+
+	/* Mounts below: EBUSY without MNT_DETACH, as the kernel says, and
+	 * with it, only when the check passes (it judges them). */
+	ok(mkdir(sub, 0755) == 0 && mount("below", sub, "tmpfs", 0, "size=1m") == 0,
+	   "exact: a mount below it");
+	idsub = id_of(a, "sub");
+	*c = (ExactCase){.dir = dir};
+	ok(exact_umount(c, 0) == -EBUSY && is_mounted(ida) && is_mounted(idsub),
+	   "exact: with a mount below, not detached: EBUSY, both stay");
+	*c = (ExactCase){.dir = dir, .meanwhile = MEANWHILE_REFUSE};
+	ok(exact_umount(c, MNT_DETACH) == -EPERM && is_mounted(ida) && is_mounted(idsub),
+	   "exact: detached, the check refusing: both stay");
+	*c = (ExactCase){.dir = dir};
+	ok(exact_umount(c, MNT_DETACH) == 0 && !is_mounted(ida) && !is_mounted(idsub),
+	   "exact: detached, checked: it and the mount below are gone");
+	*c = (ExactCase){.dir = dir};
+	ok(exact_umount(c, 0) == -EINVAL && c->n_checked == 0,
+	   "exact: no mount there: EINVAL, nothing to check");
+	ok(mnt_open_by_id(idb) < 0, "a mount gone cannot be opened by its id");
+	ok(mount("again", a, "tmpfs", 0, "size=1m") == 0, "exact: a mount again");
+	{
+		_cleanup_close_ int fd = mnt_open_by_id(id_of(dir, "a"));
+		uint64_t id = 0;
+
+		ok(fd >= 0 && mnt_unique_id_at(fd, "", &id) == 0 && id == id_of(dir, "a"),
+		   "a mount opened by its id is that mount");
+		ok(mount("over", a, "tmpfs", 0, "size=1m") == 0 &&
+			   mnt_open_by_id(id) == -EBUSY,
+		   "  and one hidden under another is -EBUSY");
+	}
+	(void)umount2(a, MNT_DETACH);
+	(void)umount2(a, MNT_DETACH);
+	(void)umount2(b, MNT_DETACH);
+	(void)rmdir(sub);
+	(void)rmdir(a);
+	(void)rmdir(b);
+	(void)rmdir(dir);
+	munmap(c, sizeof(*c));
 }
 
 int main(void)
