@@ -77,8 +77,10 @@ static int records_prune(int dir)
 int ops_mount_record(uid_t principal, uint64_t id)
 {
 	_cleanup_close_ int dir = -EBADF, fd = -EBADF;
+	_cleanup_free_ uint64_t *below = NULL;
 	struct statmount sm = {};
 	char name[48];
+	size_t n = 0;
 	int k;
 
 	/* Only a mount placed in the worker's namespace: a detached one the
@@ -96,9 +98,21 @@ int ops_mount_record(uid_t principal, uint64_t id)
 	k = records_prune(dir);
 	if (k < 0)
 		return k;
-	snprintf(name, sizeof(name), "%" PRIu64 "-%" PRIu64, (uint64_t)sm.mnt_ns_id, id);
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	return fd < 0 ? negative_errno() : 0;
+	/* The mounts that came along below it (a recursive Bind's, masks of
+	 * root's among them) are the caller's copies too: the kernel locked
+	 * them to the tree (sys-mnt-lock.h), and they go only with it. */
+	k = mnt_listmount(0, id, &below, &n);
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i <= n; i++) {
+		snprintf(name, sizeof(name), "%" PRIu64 "-%" PRIu64, (uint64_t)sm.mnt_ns_id,
+			 i < n ? below[i] : id);
+		fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return negative_errno();
+		fd = safe_close(fd);
+	}
+	return 0;
 }
 
 /* Whether mountd made mount id of the worker's namespace for the caller. */

@@ -28,6 +28,7 @@ int ops_mount_check_callers(int fd, uint64_t id, const char *what, MntLog *log);
 int ops_mount_check_below(uint64_t id, const char *what, MntLog *log);
 
 /* Record that mountd made mount id (a new mount placed in the worker's
- * namespace) for principal, and drop the records of principal's mounts
- * that are gone.  0 where mountd keeps no records (mountd itself). */
+ * namespace) for principal, with every mount below it that came along,
+ * and drop the records of principal's mounts that are gone.  0 where
+ * mountd keeps no records (mountd itself). */
 int ops_mount_record(uid_t principal, uint64_t id);

@@ -139,4 +139,4 @@ $(B)/tests/unit/test-policy: $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_OB
 # daemon/sys-mnt-lock.c: a tree copied across a user namespace boundary,
 # judged by what the kernel then refuses (flags, mounts below the top)
 UNIT_TESTS += $(B)/tests/unit/test-mnt-lock
-$(B)/tests/unit/test-mnt-lock: $(B)/daemon/sys-mnt-lock.o $(B)/daemon/sys-mnt.o
+$(B)/tests/unit/test-mnt-lock: $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS)
