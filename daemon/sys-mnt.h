@@ -168,6 +168,10 @@ int mnt_statmount_fixed(uint64_t mnt_ns_id, uint64_t mnt_id, uint64_t mask, stru
  * EACCES to anyone but its user, and a dead one with ENOTCONN.  -EINVAL
  * if name is no mount's root. */
 int mnt_unique_id_at(int dir_fd, const char *name, uint64_t *ret);
+/* The filesystem type name ("ext4", "fuse", "devtmpfs") of the mount fd is
+ * on, in our namespace: the superblock's own name, which statfs()'s magic
+ * does not tell apart (devtmpfs is tmpfs to it). */
+int mnt_fstype(int fd, char *ret, size_t size);
 
 /* Names for MOUNT_ATTR_* and MS_* propagation values, for replies. */
 const char *mnt_propagation_to_string(uint64_t prop);
