@@ -214,13 +214,46 @@ static int in_runtime_dir(int fd, const struct stat *st)
 	return errno > 0 ? -errno : 0;
 }
 
+static bool fstype_allowed(const char *fstype)
+{
+	for (size_t i = 0; i < ELEMENTSOF(mount_point_fstypes); i++)
+		if (streq(fstype, mount_point_fstypes[i]))
+			return true;
+	return false;
+}
+
+/* Beneath the mount whose root is fd, the new mount's mount point is the
+ * dentry that mount covers, its parent mount's: the filesystem type of that
+ * one, into fstype. */
+static int fstype_beneath(int fd, char *fstype, size_t size)
+{
+	_cleanup_free_ struct statmount *parent = NULL;
+	struct statmount sm;
+	uint64_t id;
+	int k;
+
+	k = mnt_unique_id(fd, &id);
+	if (k >= 0)
+		k = mnt_statmount_fixed(0, id, STATMOUNT_MNT_BASIC, &sm);
+	if (k >= 0 && !(sm.mask & STATMOUNT_MNT_BASIC))
+		k = -ENODATA;
+	if (k >= 0)
+		k = mnt_statmount(0, sm.mnt_parent_id, STATMOUNT_FS_TYPE, &parent);
+	if (k >= 0 && !(parent->mask & STATMOUNT_FS_TYPE))
+		k = -ENODATA;
+	if (k < 0)
+		return k;
+	snprintf(fstype, size, "%s", parent->str + parent->fs_type);
+	return 0;
+}
+
 /* What no non-root caller mounts over, in any namespace: a file that is
  * neither a directory nor a regular file, one on a filesystem not of
  * ordinary files, mountd's own runtime directory. */
-static int check_mount_point_kind(int fd, const struct stat *st, const char *step, MntLog *log)
+static int check_mount_point_kind(int fd, const struct stat *st, bool beneath, const char *step,
+				  MntLog *log)
 {
 	char fstype[OPS_FSTYPE_MAX + 1];
-	bool allowed = false;
 	int k;
 
 	if (!S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
@@ -233,11 +266,20 @@ static int check_mount_point_kind(int fd, const struct stat *st, const char *ste
 		mnt_log_fail(log, step);
 		return k;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(mount_point_fstypes); i++)
-		allowed = allowed || streq(fstype, mount_point_fstypes[i]);
-	if (!allowed)
+	if (!fstype_allowed(fstype))
 		return ops_refuse(log, step, "mountd: no mounts over files of %s for uid %u",
 				  fstype, (unsigned)cur_fsuid);
+	if (beneath) {
+		k = fstype_beneath(fd, fstype, sizeof(fstype));
+		if (k < 0) {
+			mnt_log_fail(log, step);
+			return k;
+		}
+		if (!fstype_allowed(fstype))
+			return ops_refuse(log, step,
+					  "mountd: no mounts beneath one on files of %s for uid %u",
+					  fstype, (unsigned)cur_fsuid);
+	}
 	k = in_runtime_dir(fd, st);
 	if (k < 0) {
 		mnt_log_fail(log, step);
@@ -248,7 +290,7 @@ static int check_mount_point_kind(int fd, const struct stat *st, const char *ste
 	return 0;
 }
 
-int rights_check_mount_point(int fd, const char *step, MntLog *log)
+int rights_check_mount_point(int fd, bool beneath, const char *step, MntLog *log)
 {
 	_cleanup_close_ int userns = -EBADF;
 	char link[64];
@@ -261,7 +303,7 @@ int rights_check_mount_point(int fd, const char *step, MntLog *log)
 		mnt_log_fail(log, step);
 		return negative_errno();
 	}
-	k = check_mount_point_kind(fd, &st, step, log);
+	k = check_mount_point_kind(fd, &st, beneath, step, log);
 	if (k < 0)
 		return k;
 	userns = rights_callers_userns();

@@ -60,13 +60,14 @@ int rights_callers_userns(void);
  * caller may mount on.  In any namespace, as fusermount3 requires, only a
  * directory or a regular file, on a filesystem of ordinary files (not
  * procfs, sysfs, devtmpfs, devpts, ...), and never mountd's runtime
- * directory or its socket.  Then anything in a namespace of its own user
+ * directory or its socket (beneath: the mount that fd's mount covers must
+ * be on such a filesystem too).  Then anything in a namespace of its own user
  * namespace's, where it could mount itself; elsewhere only what it owns or
  * may write to (not someone else's sticky directory), or its own namespace
  * would let it cover root's directories.  -EPERM with the reason at step
  * otherwise.  Root: 0. */
 typedef struct MntLog MntLog;
-int rights_check_mount_point(int fd, const char *step, MntLog *log);
+int rights_check_mount_point(int fd, bool beneath, const char *step, MntLog *log);
 
 /* For an idmapped mount of the tree whose root is mount_fd, with the
  * mapping of user namespace userns_fd: the caller must own both (the

@@ -61,7 +61,7 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 		return to;
 	if (r->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	k = rights_check_mount_point(to, "to", log);
+	k = rights_check_mount_point(to, r->beneath, "to", log);
 	if (k >= 0)
 		k = mnt_move_mount(from, "", to, "", flags, log);
 	if (k < 0) {

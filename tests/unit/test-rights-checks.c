@@ -40,10 +40,11 @@ static const char *message(const MntLog *log)
 	return log->n_messages > 0 ? log->messages[log->n_messages - 1].text : "";
 }
 
-/* rights_check_mount_point() as the caller on path: its result, and the
- * log's failed step and message must be want_step (NULL: none) and contain
- * want_text. */
-static void mount_point(const char *path, int want, const char *want_text, const char *what)
+/* rights_check_mount_point() as the caller on path (beneath the mount
+ * there, or not): its result must be want, the log's failed step "target"
+ * (none for 0) and its message contain want_text. */
+static void mount_point_at(const char *path, bool beneath, int want, const char *want_text,
+			   const char *what)
 {
 	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 	MntLog log = {};
@@ -55,13 +56,18 @@ static void mount_point(const char *path, int want, const char *want_text, const
 	}
 	k = rights_enter(&caller);
 	if (k >= 0) {
-		k = rights_check_mount_point(fd, "target", &log);
+		k = rights_check_mount_point(fd, beneath, "target", &log);
 		rights_leave();
 	}
 	ok(k == want && (want == 0 ? !log.failed_step[0] : streq(log.failed_step, "target")) &&
 		   strstr(message(&log), want_text),
 	   "%s: %d, step '%s', \"%s\"", what, k, log.failed_step, message(&log));
 	mnt_log_done(&log);
+}
+
+static void mount_point(const char *path, int want, const char *want_text, const char *what)
+{
+	mount_point_at(path, false, want, want_text, what);
 }
 
 static int write_file(const char *path, const char *text)
@@ -197,6 +203,19 @@ int main(void)
 		mount_point("/dev/pts/ptmx", -EPERM, "not a character device", "devpts's ptmx");
 	mount_point("/run", -EPERM, "neither uid 65534's nor writable",
 		    "root's directory on a tmpfs: the owner check still holds");
+
+	/* Beneath a mount, the mount point is what that mount covers. */
+	ok(mount("test", "/proc/sys", "tmpfs", 0, "mode=0755") == 0 &&
+		   chown("/proc/sys", CALLER, CALLER) == 0 &&
+		   mount("test", "/run/dir", "tmpfs", 0, "mode=0755") == 0 &&
+		   chown("/run/dir", CALLER, CALLER) == 0,
+	   "tmpfs of the caller's over /proc/sys and over its directory on a tmpfs");
+	mount_point_at("/run/dir", true, 0, "", "beneath its tmpfs on its tmpfs directory");
+	mount_point_at("/proc/sys", true, -EPERM, "beneath one on files of proc",
+		       "beneath its tmpfs over /proc/sys: the mount point is proc's");
+	mount_point("/proc/sys", 0, "", "  while over that tmpfs itself is fine");
+	(void)umount2("/run/dir", MNT_DETACH);
+	(void)umount2("/proc/sys", MNT_DETACH);
 
 	/* Idmappings of a tree of the caller's. */
 	tree = open("/run/dir", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
