@@ -11,8 +11,9 @@ MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/, \
 	ops-watch.o ops-watch-events.o ops-names.o ops-errors.o ops-mount-entry.o \
 	ops-table.o ops-table-decode.o ops-table-encode.o ops-table-execute.o \
 	ops-leftovers.o ops-fs-params.o ops-fuse.o ops-mount-owner.o \
-	sys-mnt.o sys-mnt-lock.o sys-loopdev.o sys-verity.o sys-device-ledger.o sys-process.o test-hook.o) \
-	$(B)/shared/fs-probe.o $(B)/shared/base64.o
+	sys-mnt.o sys-mnt-lock.o sys-loopdev.o sys-verity.o sys-device-ledger.o sys-process.o \
+	sys-userns.o test-hook.o) \
+	$(B)/shared/fs-probe.o $(B)/shared/base64.o $(B)/shared/subid.o
 
 # Authorization, consulted by both front ends before any operation.
 MOUNTD_AUTH_OBJS := $(B)/daemon/authorize-policy.o $(B)/daemon/authorize.o

@@ -57,18 +57,30 @@ int rights_check_owner(int fd);
 int rights_callers_userns(void);
 
 /* A mount point fd (as resolved with the caller's rights) that a non-root
- * caller may mount on: anything in a namespace of its own user namespace's,
- * where it could mount itself; elsewhere, as fusermount requires, only what
- * it owns or may write to (not someone else's sticky directory), or its own
- * namespace would let it cover root's directories.
- * -EPERM otherwise. */
-int rights_check_mount_point(int fd);
+ * caller may mount on.  In any namespace, as fusermount3 requires, only a
+ * directory or a regular file, on a filesystem of ordinary files (not
+ * procfs, sysfs, devtmpfs, devpts, ...), and never mountd's runtime
+ * directory or its socket (beneath: the mount that fd's mount covers must
+ * be on such a filesystem too).  Then anything in a namespace of its own user
+ * namespace's, where it could mount itself; elsewhere only what it owns or
+ * may write to (not someone else's sticky directory), or its own namespace
+ * would let it cover root's directories.  -EPERM with the reason at step
+ * otherwise.  Root: 0. */
+typedef struct MntLog MntLog;
+int rights_check_mount_point(int fd, bool beneath, const char *step, MntLog *log);
 
 /* For an idmapped mount of the tree whose root is mount_fd, with the
  * mapping of user namespace userns_fd: the caller must own both (the
- * mapping is one of its own containers', the files are its own), or the
- * mapping would hand it files of other owners.  -EPERM otherwise. */
-int rights_check_idmap(int mount_fd, int userns_fd);
+ * mapping is one of its own containers', the files are its own), and every
+ * id the mapping can write to disk must be one the caller owns: its uid or
+ * gid, or in its ranges in mountd's /etc/subuid and /etc/subgid.  Writing
+ * through an idmapped mount stores, for the writer's id, the id the
+ * namespace has for it (the left column of its uid_map and gid_map): with a
+ * rootless container's mapping (0 -> the caller), the caller's own writes
+ * would be root's files on disk.  A namespace without both maps yet is
+ * refused (its owner could write them after the check).  -EPERM with the
+ * reason at step "idmap", or negative errno.  Root: 0. */
+int rights_check_idmap(int mount_fd, int userns_fd, MntLog *log);
 
 /* The source of a filesystem that reads a block device, as a non-root
  * caller names it: opened as the caller (read, and write unless

@@ -56,11 +56,9 @@ static int setattr_in_ns(int root_fd, const int *fds, void *userdata, MntLog *lo
 	if (fd < 0)
 		return fd;
 	if (r->userns_fd >= 0) {
-		k = rights_check_idmap(fd, fds[0]);
-		if (k < 0) {
-			mnt_log_fail(log, "idmap");
+		k = rights_check_idmap(fd, fds[0], log);
+		if (k < 0)
 			return k;
-		}
 	}
 	/* Each mount that changes is judged by its id, the mounts below too
 	 * when recursive, before anything changes (mount_setattr() then
@@ -121,25 +119,6 @@ struct fspick_args {
 	char fstype[OPS_FSTYPE_MAX + 1]; /* out, for a non-root caller */
 };
 
-/* The filesystem type of the mount fd is on, in the worker's namespace. */
-static int fstype_of(int fd, char *ret, size_t size)
-{
-	_cleanup_free_ struct statmount *sm = NULL;
-	uint64_t id;
-	int k;
-
-	k = mnt_unique_id(fd, &id);
-	if (k < 0)
-		return k;
-	k = mnt_statmount(0, id, STATMOUNT_FS_TYPE, &sm);
-	if (k < 0)
-		return k;
-	if (!(sm->mask & STATMOUNT_FS_TYPE))
-		return -ENODATA;
-	snprintf(ret, size, "%s", sm->str + sm->fs_type);
-	return 0;
-}
-
 static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 			WorkerReply *reply)
 {
@@ -159,7 +138,7 @@ static int fspick_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log
 	}
 	/* A non-root caller's parameters go by the filesystem's table. */
 	if (rights_caller(&uid, &gid)) {
-		k = fstype_of(fd, a->fstype, sizeof(a->fstype));
+		k = mnt_fstype(fd, a->fstype, sizeof(a->fstype));
 		if (k < 0) {
 			mnt_log_fail(log, "fstype");
 			return k;

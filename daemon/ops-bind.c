@@ -138,11 +138,9 @@ int ops_bind(const OpsBindRequest *r, OpsMountResult *ret, MntLog *log)
 	/* A detached tree may be changed from any namespace. */
 	ops_attributes_to_mount_attr(&r->attr, &a);
 	if (r->userns_fd >= 0) {
-		k = rights_check_idmap(mnt_fd, r->userns_fd);
-		if (k < 0) {
-			mnt_log_fail(log, "idmap");
+		k = rights_check_idmap(mnt_fd, r->userns_fd, log);
+		if (k < 0)
 			return k;
-		}
 		a.attr_set |= MOUNT_ATTR_IDMAP;
 		a.userns_fd = (uint64_t)r->userns_fd;
 	}

@@ -487,10 +487,8 @@ static int place_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log,
 		return target_fd;
 	if (a->place->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	r = rights_check_mount_point(target_fd);
-	if (r < 0)
-		mnt_log_fail(log, "target");
-	else
+	r = rights_check_mount_point(target_fd, a->place->beneath, "target", log);
+	if (r >= 0)
 		r = mnt_move_mount(fds[0], "", target_fd, "", flags, log);
 	if (r < 0) {
 		/* Our fd on the new mount point must go before it can. */

@@ -79,10 +79,8 @@ static int move_in_ns(int root_fd, const int *fds, void *userdata, MntLog *log, 
 		return to;
 	if (r->beneath)
 		flags |= MOVE_MOUNT_BENEATH;
-	k = rights_check_mount_point(to);
-	if (k < 0)
-		mnt_log_fail(log, "to");
-	else
+	k = rights_check_mount_point(to, r->beneath, "to", log);
+	if (k >= 0)
 		k = mnt_move_mount(from, "", to, "", flags, log);
 	if (k < 0) {
 		to = safe_close(to);

@@ -571,6 +571,24 @@ int mnt_open_by_id(uint64_t id)
 	return r < 0 ? r : TAKE_FD(fd);
 }
 
+int mnt_fstype(int fd, char *ret, size_t size)
+{
+	_cleanup_free_ struct statmount *sm = NULL;
+	uint64_t id;
+	int k;
+
+	k = mnt_unique_id(fd, &id);
+	if (k < 0)
+		return k;
+	k = mnt_statmount(0, id, STATMOUNT_FS_TYPE, &sm);
+	if (k < 0)
+		return k;
+	if (!(sm->mask & STATMOUNT_FS_TYPE))
+		return -ENODATA;
+	snprintf(ret, size, "%s", sm->str + sm->fs_type);
+	return 0;
+}
+
 const char *mnt_propagation_to_string(uint64_t prop)
 {
 #define NAME(name, bit)   \

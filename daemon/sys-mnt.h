@@ -175,6 +175,11 @@ int mnt_unique_id_at(int dir_fd, const char *name, uint64_t *ret);
  * meanwhile), so that what the caller checks on the fd is that mount. */
 int mnt_open_by_id(uint64_t id);
 
+/* The filesystem type name ("ext4", "fuse", "devtmpfs") of the mount fd is
+ * on, in our namespace: the superblock's own name, which statfs()'s magic
+ * does not tell apart (devtmpfs is tmpfs to it). */
+int mnt_fstype(int fd, char *ret, size_t size);
+
 /* Names for MOUNT_ATTR_* and MS_* propagation values, for replies. */
 const char *mnt_propagation_to_string(uint64_t prop);
 

@@ -129,8 +129,8 @@ check_fails "  /usr/local/bin is no mount point in pid 1's namespace" mountpoint
 check "  pid 1's mount table is as it was" cmp -s "$work/host.start" <(mounts_of 1)
 
 # --- idmapping: only the user's own files, with its own mapping
-idmap_bind() { # source target: the reply or the error, one JSON line
-	user_varlink --fd "/proc/$container/ns/user:ns" \
+idmap_bind() { # source target [userns pid]: the reply or the error, one JSON line
+	user_varlink --fd "/proc/${3:-$container}/ns/user:ns" \
 		io.mountd.Mount.Bind "{\"sourcePath\":\"$1\",\"recursive\":false,\"idmapUserNamespaceFd\":0,\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$2\",\"create\":\"directory\"}}" 2>&1
 	true
 }
@@ -151,8 +151,31 @@ check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/ctr/idr
 check_output "  root's file below stays unreadable from the container" 'Permission denied|No such' \
 	bash -c "nsenter -t $container -U -m --preserve-credentials cat /tmp/ctr/idr/sub/secret 2>&1; true"
 umount /tmp/ctr/mine/sub && rmdir /tmp/ctr/mine/sub
-check_output "an idmapped bind of a directory the user owns works" '"mountId"' \
-	idmap_bind /tmp/ctr/mine /tmp/ctr/idm
+# A user namespace of the user's whose map writes only the user's own ids
+# to disk (root writes the maps, as newuidmap would): uid_map and gid_map
+# are "INSIDE OUTSIDE COUNT" lines.
+user_userns() { # uid_map gid_map: its pid
+	local pid
+	# setpriv itself in the background: $! is the namespace's process.
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups unshare -U sleep infinity \
+		>/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		[ "$(readlink /proc/$pid/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
+		sleep 0.1
+	done
+	write_map /proc/$pid/uid_map "$1" && write_map /proc/$pid/gid_map "$2"
+	echo $pid
+}
+# A map takes one write(): the shell's printf writes line by line.
+write_map() { # file map-with-\n
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.write(fd, sys.argv[2].encode())' "$1" "$(printf '%b' "$2")"
+}
+idns=$(user_userns "$USER_ID 100000 1" "$USER_ID 100000 1")
+check_output "an idmapped bind of a directory the user owns works (its ids to disk)" '"mountId"' \
+	idmap_bind /tmp/ctr/mine /tmp/ctr/idm $idns
 check_output "  nosuid,nodev there too" 'nosuid.*nodev|nodev.*nosuid' options_of /tmp/ctr/idm
 
 # --- paths inside filesystem parameters: the kernel resolves them with the
@@ -678,6 +701,162 @@ for m in $H/m1 $H/m2 $H/m3 $H/m4 $H/t; do
 	mountpoint -q $m && vcall Unmount "{\"path\":\"$m\"}" >/dev/null
 done
 check "after unmounting, pid 1's mount table is as it was" cmp -s "$work/host.broad" <(mounts_of 1)
+
+# --- issue 48 class 4: mount points that are not directories or files
+# "The user owns it or may write to it" let a user mount over a character
+# device, a socket (mountd's own: root's next client would talk to what she
+# put there) or a /proc or sysfs file, and in its own containers over
+# anything.  As fusermount3 holds it, a non-root caller's mount point is a
+# directory or a regular file on a filesystem of ordinary files, in every
+# namespace, on every front end and method that places, and never mountd's
+# runtime directory.  Judged by the mount tables and by root still reaching
+# mountd.
+stop_mountd
+cat >"$MOUNTD_POLICY" <<'POLICY'
+allow user=1000 method=* namespace=owned
+allow user=1000 method=Create,Bind,Move,Unmount,Info namespace=own
+POLICY
+check "class 4: mountd starts with Create, Bind and Move granted in the user's own namespace" \
+	start_mountd
+chmod 0666 $SOCK
+K=/tmp/ctr/k4
+rm -rf $K && as_user mkdir -p $K/src-dir $K/mp-dir $K/ctr-dir $K/mv &&
+	as_user sh -c "echo mine >$K/file && echo target >$K/mp-file"
+as_user python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' $K/sock
+bindj() { # source target [namespace pid]
+	local ns=
+	[ -n "${3:-}" ] && ns="\"namespace\":{\"pid\":$3},"
+	printf '{"sourcePath":"%s","recursive":false,"placement":{%s"path":"%s"}}' "$1" "$ns" "$2"
+}
+fusej() { # target: a FUSE superblock of the user's in its own namespace, /dev/fuse as fd 0
+	printf '{"fsType":"fuse","parameters":[{"key":"fd","type":"fd","fd":0},{"key":"rootmode","type":"string","value":"40000"},{"key":"user_id","type":"string","value":"%d"},{"key":"group_id","type":"string","value":"%d"}],"placement":{"path":"%s"}}' \
+		$USER_ID $USER_ID "$1"
+}
+snapshot c4
+for t in /dev/null $SOCK $K/sock /proc/$container/comm; do
+	check_output "class 4: binding the user's file over $t (writable or its own): EPERM" 'EPERM' \
+		vdenied Bind "$(bindj $K/file $t)"
+done
+check_output "  D-Bus: over /dev/null" 'Operation not permitted|EPERM' \
+	bus Bind 'sa{sv}' $K/file 1 placement a{sv} 1 path s /dev/null
+check_output "  FUSE over its container's /proc/PID directory, which it owns: EPERM" 'EPERM' \
+	bash -c "! user_varlink --fd /dev/fuse:rw io.mountd.Mount.Create '$(fusej /proc/$container)'"
+for t in /dev/null $SOCK /proc/version /sys/kernel/uevent_seqnum; do
+	check_output "  in its own container (a namespace of its user namespace's), over $t: EPERM" \
+		'EPERM' vdenied Bind "$(bindj $K/file $t $container)"
+done
+check_output "  a tmpfs over /proc/sys in its container: EPERM" 'EPERM' \
+	vdenied Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/proc/sys\"}}"
+check_output "  a tmpfs over sysfs's /sys/kernel there: EPERM" 'EPERM' \
+	vdenied Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/sys/kernel\"}}"
+check_output "  a tmpfs over devpts's /dev/pts there: EPERM" 'EPERM' \
+	vdenied Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"/dev/pts\"}}"
+check_output "  its directory bound over mountd's runtime directory there: EPERM" 'EPERM' \
+	vdenied Bind "$(bindj $K/src-dir /run/mountd $container)"
+check "class 4: no mount table changed" unchanged c4
+check "  mountd's socket is still a socket, in pid 1's namespace and in the container" \
+	bash -c "test -S $SOCK && in_ctr test -S $SOCK"
+check_output "  root's next call reaches mountd" '"attribute"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.Info '{"path":"/"}'
+check_output "  and in the container too" '"attribute"' \
+	in_ctr varlinkctl call --json=short $SOCK io.mountd.Mount.Info '{"path":"/"}'
+# Move: a tmpfs of the user's in its container, moved over /proc/sys.
+check_output "class 4: a tmpfs of the user's in its container" '"mountId"' \
+	vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$K/mv\"}}"
+check_output "  moved over /proc/sys: EPERM" 'EPERM' \
+	vdenied Move "{\"namespace\":{\"pid\":$container},\"from\":\"$K/mv\",\"to\":\"/proc/sys\"}"
+check_output "  it stays where it was, and nothing is on /proc/sys" "^$K/mv +tmpfs\$" \
+	in_ctr findmnt -n -o TARGET,FSTYPE -T $K/mv
+check_fails "  /proc/sys has no mount of its own" \
+	bash -c "in_ctr findmnt -n -o FSTYPE /proc/sys | grep -q tmpfs"
+in_ctr umount $K/mv
+# What the user may still do: a directory and a regular file of its own.
+check_output "class 4: its directory bound over its directory works" '"mountId"' \
+	vcall Bind "$(bindj $K/src-dir $K/mp-dir)"
+check_output "  its file bound over its file works" '"mountId"' vcall Bind "$(bindj $K/file $K/mp-file)"
+check_output "  the file is there" '^mine$' cat $K/mp-file
+check_output "  a tmpfs on its directory in its container works" '"mountId"' \
+	vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"namespace\":{\"pid\":$container},\"path\":\"$K/ctr-dir\"}}"
+umount $K/mp-dir && umount $K/mp-file && in_ctr umount $K/ctr-dir
+check "  after unmounting them the mount tables are as before" unchanged c4
+rm -rf $K
+
+# --- issue 48 class 6: idmapped mounts that write root's files
+# Writing through an idmapped mount stores, for the writer's id, the id
+# the mapping's namespace has for it (the left column of its uid_map and
+# gid_map).  Through her rootless container's namespace (0 -> her uid, 1...
+# -> her subuids) a user's own writes were uid 0's on disk: a setuid-root
+# binary, run from the host.  A non-root caller's idmapping may only write
+# ids it owns: its uid and gid, its /etc/subuid and /etc/subgid ranges.
+# Under mountd.policy(5)'s EXAMPLE, judged by owners on disk.
+stop_mountd
+example_policy >"$MOUNTD_POLICY"
+check "class 6: mountd starts with mountd.policy(5)'s EXAMPLE" start_mountd
+chmod 0666 $SOCK
+cp -a /etc/subuid $work/subuid 2>/dev/null || : >$work/subuid
+cp -a /etc/subgid $work/subgid 2>/dev/null || : >$work/subgid
+echo "$USER_ID:100000:65536" >>/etc/subuid && echo "$USER_ID:100000:65536" >>/etc/subgid
+I=/tmp/ctr/i6
+rm -rf $I && as_user mkdir -p $I/data && as_user sh -c "echo mine >$I/data/file"
+# What her own rootless container would have mapped, as newuidmap writes it,
+# and namespaces of hers with other maps ("INSIDE OUTSIDE COUNT").
+rootless=$(user_userns "0 $USER_ID 1\n1 100000 65536" "0 $USER_ID 1\n1 100000 65536")
+mine=$(user_userns "$USER_ID 100000 1" "$USER_ID 100000 1")
+subids=$(user_userns "$USER_ID 300000 1\n100000 200000 10" "$USER_ID 300000 1\n100000 200000 10")
+past=$(user_userns "$USER_ID 300000 1\n165536 200000 10" "$USER_ID 300000 1\n165536 200000 10")
+rootgid=$(user_userns "$USER_ID 300000 1" "0 300000 1")
+snapshot c6
+idm() { # userns-pid target: mountctl's output (its error names the refusal)
+	member $BUILD/mountctl --pid $container bind --no-recursive --idmap /proc/$1/ns/user \
+		--mkdir $I/data "$2" 2>&1
+}
+idm_refused() { ! idm "$@"; }
+no_root_files() { test -z "$(find $I \( -uid 0 -o -gid 0 \) -print)"; }
+check_output "class 6: idmapped with a rootless container's mapping (0 -> the user): refused" \
+	'uids 0-0 to disk' idm_refused $rootless $I/in-a
+check_output "  with the user's own container's (0 -> the user): refused" 'uids 0-0' \
+	idm_refused $container $I/in-b
+check "  nothing mounted" unchanged c6
+# As the attack went on: the container's root (the user's uid) writes a
+# setuid binary there.
+in_ctr setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+	sh -c "cp /bin/true $I/in-a/suid && chmod 4755 $I/in-a/suid" 2>/dev/null
+check "  no file of uid or gid 0 under the user's directory" no_root_files
+check "class 6: idmapped with a mapping of the user's own ids (its uid shown as 100000) works" \
+	idm $mine $I/in-c
+check_output "  the mount is idmapped" 'idmapped' in_ctr findmnt -n -o VFS-OPTIONS $I/in-c
+check_output "  the user's file shows as uid 100000's" '^100000:100000$' \
+	in_ctr stat -c %u:%g $I/in-c/file
+check "  uid 100000 writes through it" in_ctr setpriv --reuid=100000 --regid=100000 \
+	--clear-groups sh -c "echo written >$I/in-c/new"
+check_output "  and the file is the user's on disk" "^$USER_ID:$USER_ID\$" stat -c %u:%g $I/data/new
+in_ctr umount $I/in-c
+if [ -z "${MOUNTD_CONTAINERISED:-}" ]; then
+	# Read from mountd's own /etc/subuid: the containerised mountd's root
+	# has none, so there the user's uid alone is the user's.
+	mkdir -p $I/data/sub && chown 100000:100000 $I/data/sub
+	check "class 6: a mapping that writes the user's subuids (/etc/subuid) works" \
+		idm $subids $I/in-d
+	check "  uid 200000 writes through it" in_ctr setpriv --reuid=200000 --regid=200000 \
+		--clear-groups sh -c "echo written >$I/in-d/sub/new"
+	check_output "  and the file is the user's subuid 100000's on disk" '^100000:100000$' \
+		stat -c %u:%g $I/data/sub/new
+	in_ctr umount $I/in-d
+fi
+check_output "class 6: a mapping that reaches past the user's subuids: refused" \
+	'uids 165536-165545' idm_refused $past $I/in-e
+check_output "  a uid map of the user's own ids but root's gid: refused" 'gids 0-0' \
+	idm_refused $rootgid $I/in-f
+check "class 6: the mount tables are as before" unchanged c6
+check "  and no file of uid or gid 0 under the user's directory" no_root_files
+check_output "  root may still idmap with any mapping" '"mountId"' \
+	$V --fd "/proc/$rootless/ns/user:ns" io.mountd.Mount.Bind \
+	"{\"sourcePath\":\"$I/data\",\"recursive\":false,\"idmapUserNamespaceFd\":0,\"placement\":{\"path\":\"$I/in-root\",\"create\":\"directory\"}}"
+umount $I/in-root 2>/dev/null
+cp $work/subuid /etc/subuid && cp $work/subgid /etc/subgid
+kill $idns $rootless $mine $subids $past $rootgid 2>/dev/null
+rm -rf $I
+
 stop_mountd
 
 # --- issue 48 class 7: acting on mounts that are not the caller's.  Every

@@ -2,8 +2,9 @@
 # The container injection of mountd.policy(5)'s EXAMPLE, with the policy
 # taken from the man page itself: a member of group "containers" mounts a
 # tmpfs into its rootless container and binds a directory it owns there,
-# idmapped with the container's mapping; a user outside the group gets
-# nothing.  (The man page's paths are a podman container's own root; this
+# also idmapped with a namespace of its own (not the container's, whose
+# mapping would make its writes root's files); a user outside the group
+# gets nothing.  (The man page's paths are a podman container's own root; this
 # container shares the host's, so the paths are under /tmp/mp.)
 # Then fsinfo(2), installed from docs/man/fsinfo.2.scd: `man 2 fsinfo`
 # renders it and it documents the mount walk it gives as its example.
@@ -30,11 +31,26 @@ check "a member mounts a tmpfs into its container" \
 check_output "  it is there, nosuid,nodev" 'tmpfs .*nosuid.*nodev' \
 	in_ctr findmnt -n -o FSTYPE,VFS-OPTIONS /tmp/mp/scratch
 check_fails "  and not on the host" mountpoint -q /tmp/mp/scratch
-check "a member binds its own directory in, idmapped with the container's mapping" \
-	member "$MOUNTCTL" --pid $container bind --idmap /proc/$container/ns/user --mkdir \
-	/tmp/mp/data /tmp/mp/data-in
+check "a member binds its own directory in" \
+	member "$MOUNTCTL" --pid $container bind --mkdir /tmp/mp/data /tmp/mp/data-in
 check_output "  its file is there" '^from-the-host$' in_ctr cat /tmp/mp/data-in/file
-check_output "  the mount is idmapped" 'idmapped' in_ctr findmnt -n -o VFS-OPTIONS /tmp/mp/data-in
+# The man page's idmapped bind: a user namespace of the user's that maps
+# its uid to the one the files are to show as (here 100999; root writes
+# the maps, as newuidmap would).
+setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups unshare --user sleep infinity &
+ns=$!
+wait_for 5 bash -c "[ \"\$(readlink /proc/$ns/ns/user)\" != \"\$(readlink /proc/self/ns/user)\" ]"
+echo "$USER_ID 100999 1" >/proc/$ns/uid_map && echo "$USER_ID 100999 1" >/proc/$ns/gid_map
+check "a member binds it in idmapped with a namespace of its own" \
+	member "$MOUNTCTL" --pid $container bind --idmap /proc/$ns/ns/user --mkdir \
+	/tmp/mp/data /tmp/mp/data-idm
+check_output "  the mount is idmapped" 'idmapped' in_ctr findmnt -n -o VFS-OPTIONS /tmp/mp/data-idm
+check_output "  its file shows as uid 100999's" '^100999$' in_ctr stat -c %u /tmp/mp/data-idm/file
+check_fails "  with the container's own namespace (0 -> the user) it is refused" \
+	member "$MOUNTCTL" --pid $container bind --idmap /proc/$container/ns/user --mkdir \
+	/tmp/mp/data /tmp/mp/data-ctr
+check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/mp/data-ctr
+kill $ns
 check_fails "a user outside the group gets no tmpfs" \
 	as_user "$MOUNTCTL" --pid $container mount -t tmpfs --mkdir none /tmp/mp/other
 check_fails "  nothing mounted" in_ctr mountpoint -q /tmp/mp/other

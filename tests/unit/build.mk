@@ -34,6 +34,16 @@ $(B)/tests/unit/test-ratelimit: $(B)/daemon/request-ratelimit.o $(B)/daemon/requ
 UNIT_TESTS += $(B)/tests/unit/test-principal
 $(B)/tests/unit/test-principal: $(B)/shared/principal.o
 
+# a user's subordinate ids (shared/subid.c): /etc/subuid lines, user
+# namespace maps, whether a map's ids are all the user's
+UNIT_TESTS += $(B)/tests/unit/test-subid
+$(B)/tests/unit/test-subid: $(B)/shared/subid.o
+
+# what a non-root caller may mount over and idmap with (executor-rights.c):
+# kinds of files, filesystems, mountd's socket, user namespaces' maps
+UNIT_TESTS += $(B)/tests/unit/test-rights-checks
+$(B)/tests/unit/test-rights-checks: $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_OBJS)
+
 # fds beside a message (shared/scm-rights.h): the same files, appended,
 # what a truncated control message leaves open
 UNIT_TESTS += $(B)/tests/unit/test-scm-rights
