@@ -23,6 +23,7 @@
 #include "executor.h"
 #include "executor-message.h"
 #include "executor-nonblocking.h"
+#include "executor-reap.h"
 #include "util.h"
 #include "executor-worker.h"
 
@@ -460,20 +461,15 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* Kill the worker and whatever it started.  Its group's number is safe
- * to signal while the worker is not reaped: the worker holds it. */
+/* Kill the worker and whatever it started. */
 static void worker_kill(Worker *w)
 {
-	if (w->reaped)
-		return;
-	(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
-	(void)kill(-w->pid, SIGKILL);
+	if (!w->reaped)
+		reap_kill(w->pidfd, w->pid);
 }
 
 /* Whether the reaped worker's process group has no task left, reaping
- * those that exited.  They are all our children by now (we are a
- * subreaper, executor_new()), so waitid() sees all of them and nobody
- * else's. */
+ * those that exited. */
 static bool group_gone(Worker *w)
 {
 	Worker *i;
@@ -483,17 +479,7 @@ static bool group_gone(Worker *w)
 	LIST_FOREACH(i, &w->x->workers, all)
 	if (i != w && !i->reaped && i->pid == w->pid)
 		return true;
-	for (;;) {
-		siginfo_t si = {};
-
-		if (waitid(P_PGID, (id_t)w->pid, &si, WEXITED | WNOHANG) < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == ECHILD;
-		}
-		if (si.si_pid == 0)
-			return false;
-	}
+	return reap_group_gone(w->pid);
 }
 
 static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata);
@@ -907,17 +893,15 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 int executor_new(sd_event *event, ExecHandlerFn handler, uint64_t idle_usec, Executor **ret)
 {
 	Executor *x = calloc(1, sizeof(*x));
+	int r;
 
 	if (!x)
 		return -ENOMEM;
 	x->event = sd_event_ref(event);
 	x->handler = handler;
 	x->idle_usec = idle_usec ?: EXEC_IDLE_USEC;
-	/* What a worker leaves when it dies (a helper stuck in D state) is
-	 * ours to reap, and counted until then, not pid 1's and forgotten. */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
-		int r = negative_errno();
-
+	r = reap_setup();
+	if (r < 0) {
 		sd_event_unref(x->event);
 		free(x);
 		return r;
@@ -940,7 +924,6 @@ Executor *executor_free(Executor *x)
 	x->sweep = sd_event_source_disable_unref(x->sweep);
 	while ((w = LIST_FIRST(&x->workers))) {
 		siginfo_t si;
-		bool left;
 
 		if (w->job) {
 			Job *j = w->job;
@@ -954,13 +937,11 @@ Executor *executor_free(Executor *x)
 			worker_kill(w); /* its group too */
 			(void)waitid((idtype_t)P_PIDFD, (id_t)w->pidfd, &si, WEXITED);
 			w->reaped = true;
-			left = true;
-		} else if ((left = !group_gone(w)))
-			/* Tasks of ours are in the group: the number is its. */
-			(void)kill(-w->pid, SIGKILL);
-		/* The rest of its group, our children now. */
-		while (left && (waitid(P_PGID, (id_t)w->pid, &si, WEXITED) == 0 || errno == EINTR))
-			;
+		}
+		/* The rest of its group, our children now, unless its
+		 * number is a new worker's. */
+		if (!group_gone(w))
+			reap_group_wait(w->pid);
 		worker_free(w);
 	}
 	while (!LIST_EMPTY(&x->jobs)) {
