@@ -628,13 +628,12 @@ int caller_sb_reconfigure(int fs_fd, MntLog *log)
 	int status, r;
 	uid_t uid;
 	gid_t gid;
-	pid_t pid, worker;
+	pid_t pid;
 
 	if (!rights_caller(&uid, &gid))
 		return mnt_fsconfig_cmd(fs_fd, FSCONFIG_CMD_RECONFIGURE, log);
 	/* Its only child, as in caller_sb_fsopen(). */
 	kept_drop();
-	worker = getpid();
 	pid = fork();
 	if (pid == 0) {
 		/* The context's fd alone goes along, at 3. */
@@ -645,10 +644,6 @@ int caller_sb_reconfigure(int fs_fd, MntLog *log)
 		fs_fd = 3;
 		if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
 			_exit(EPERM);
-		/* Killed with the worker: mountd, without CAP_KILL, cannot
-		 * signal the caller's uid.  Changing ids cleared it. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != worker)
-			_exit(ESRCH);
 		_exit(syscall(SYS_fsconfig, fs_fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0
 			      ? errno
 			      : 0);

@@ -20,9 +20,13 @@ int reap_setup(void)
 
 void reap_kill(int pidfd, pid_t pgid)
 {
-	/* The loop has no CAP_KILL: a task of the group that runs as the
-	 * caller dies by its PR_SET_PDEATHSIG with the worker
-	 * (executor-caller-sb.c). */
+	/* This reaches the worker's own tasks.  One that runs as the caller
+	 * (a helper, executor-caller-sb.c) is not ours to signal: mountd
+	 * holds no CAP_KILL, and without it the kernel does not deliver a
+	 * parent-death signal across uids either.  It ends when its system
+	 * call returns and it finds the worker's socket closed; a signal
+	 * would not end a FUSE request its server has read anyway.  It
+	 * counts until it is reaped all the same. */
 	(void)pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
 	(void)kill(-pgid, SIGKILL);
 }

@@ -23,7 +23,8 @@
  * at its deadline is answered with -ETIMEDOUT at once and its worker is
  * SIGKILLed with its process group: each worker is a process group of its
  * own, and whatever it forks (a helper acting as the caller,
- * executor-caller-sb.h) is in it.  A worker counts against its principal,
+ * executor-caller-sb.h, which ends when it finds the worker gone) is in
+ * it.  A worker counts against its principal,
  * whatever state it is in, until the kernel has let every task of its
  * group die and mountd has reaped it: mountd is their subreaper, so what a
  * dead worker leaves (a helper in D state, its lookup held up by the
