@@ -24,14 +24,14 @@
  * SIGKILLed with its process group: each worker is a process group of its
  * own, and whatever it forks (a helper acting as the caller,
  * executor-caller-sb.h, which ends when it finds the worker gone) is in
- * it.  A worker counts against its principal,
- * whatever state it is in, until the kernel has let every task of its
- * group die and mountd has reaped it: mountd is their subreaper, so what a
- * dead worker leaves (a helper in D state, its lookup held up by the
- * caller's own FUSE server) is mountd's child, not pid 1's.  Past the
- * limit the user's requests wait.  Workers exit when idle for a while, and at once
- * when the process that named their namespace exits: a worker must not keep
- * a namespace alive.
+ * it.  A worker counts against its principal, whatever state it is in,
+ * until every task of its group has ended and mountd has reaped it:
+ * mountd is their subreaper, so what a dead worker leaves (a helper in D
+ * state, its lookup held up by the caller's own FUSE server) is mountd's
+ * child, not pid 1's (executor-reap.h).  Past the limit the user's
+ * requests wait.  Workers exit when idle for a while, and at once when the
+ * process that named their namespace exits: a worker must not keep a
+ * namespace alive.
  */
 
 #include <stdbool.h>
