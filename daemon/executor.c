@@ -539,9 +539,11 @@ static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 	w->reaped = true;
 	w->pid_source = sd_event_source_disable_unref(w->pid_source);
 	w->pidfd = safe_close(w->pidfd);
+	/* Detached first: the jobs job_finish() dispatches must not be
+	 * given to it. */
+	worker_close(w);
 	if (w->job)
 		job_finish(w->job, -ECONNRESET, NULL);
-	worker_close(w);
 	if (group_gone(w)) {
 		worker_free(w);
 		return 0;
