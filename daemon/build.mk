@@ -33,7 +33,8 @@ $(B)/daemon/io.mountd.Mount.varlink.o: $(B)/daemon/io.mountd.Mount.varlink.c
 MOUNTD_OBJS := $(B)/daemon/mountd.o \
 	$(addprefix $(B)/daemon/,front-varlink.o front-bus.o front-bus-args.o \
 		request.o request-ratelimit.o request-audit.o request-journal.o \
-		request-peerlog.o authorize-polkit.o executor.o executor-message.o) \
+		request-peerlog.o authorize-polkit.o executor.o executor-message.o \
+		executor-reap.o) \
 	$(B)/shared/json-scan.o \
 	$(B)/daemon/io.mountd.Mount.varlink.o $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) \
 	$(VARLINK_OBJS)

@@ -535,11 +535,13 @@ int caller_sb_fsopen(const char *fstype, int userns, CallerSb *ret, MntLog *log)
 		h.kept = true;
 		(void)mnt_log_step(log, "as-caller", mnt_step_start() - start);
 	} else {
+		/* One child of the worker's at a time: its process group, which
+		 * mountd counts as two tasks at most (executor.h). */
+		kept_drop();
 		r = helper_start(uid, gid, userns, &h);
 		if (mnt_log_result(log, "as-caller", start, r) < 0)
 			return r;
 		if (userns >= 0) {
-			kept_drop();
 			kept.h = h;
 			kept.uid = uid;
 			kept.gid = gid;
@@ -630,6 +632,8 @@ int caller_sb_reconfigure(int fs_fd, MntLog *log)
 
 	if (!rights_caller(&uid, &gid))
 		return mnt_fsconfig_cmd(fs_fd, FSCONFIG_CMD_RECONFIGURE, log);
+	/* Its only child, as in caller_sb_fsopen(). */
+	kept_drop();
 	pid = fork();
 	if (pid == 0) {
 		/* The context's fd alone goes along, at 3. */

@@ -23,9 +23,13 @@
 #include "executor.h"
 #include "executor-message.h"
 #include "executor-nonblocking.h"
+#include "executor-reap.h"
 #include "sys-mnt-lock.h"
 #include "util.h"
 #include "executor-worker.h"
+
+/* How often the tasks left of a reaped worker's group are looked for. */
+#define EXEC_SWEEP_USEC (250ULL * 1000)
 
 /* Who may write a job's answer to the client's lent socket, in a word the
  * loop and the worker share (MAP_SHARED, one page each worker): the worker
@@ -61,10 +65,15 @@ struct Worker {
 	Executor *x;
 	Group *group;	 /* NULL once it serves no key any more */
 	uid_t principal; /* whose worker it is, for its limits */
-	/* Closed when idle (or its namespace's owner went): it exits at once
-	 * and counts no more.  One killed at its deadline still counts until
-	 * it is reaped: a task in D state may take its time. */
+	/* Closed when idle (or its namespace's owner went): it exits at once.
+	 * Like every worker, killed or not, it counts until reaped. */
 	bool retiring;
+	/* The worker itself is reaped; the record stays, and counts, until
+	 * the last task of its process group is reaped too (a helper stuck
+	 * in D state, reparented to us). */
+	bool reaped;
+	/* Also its process group's: whatever it forks (executor-caller-sb.c)
+	 * is in it, and is counted and killed with it. */
 	pid_t pid;
 	int pidfd, sock;
 	int *token; /* shared with the worker: TOKEN_* of its job */
@@ -101,6 +110,9 @@ struct Executor {
 	LIST_HEAD(, Caller) callers;
 	size_t n_pending, n_workers;
 	uint64_t idle_usec;
+	/* While a reaped worker's group has tasks left: how they are reaped
+	 * (they are our children now, and send no event of their own). */
+	sd_event_source *sweep;
 	bool freeing; /* start nothing new */
 	/* dispatch_all() runs: callers are not freed under it, and a call
 	 * from inside it only asks it to go round once more. */
@@ -140,8 +152,10 @@ _Noreturn static void worker_main(int sock, int nsfs, ExecHandlerFn handler, pid
 	sigset_t all;
 	int lock;
 
-	/* Die with mountd rather than linger inside a namespace. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	/* A process group of its own, before it forks anything: mountd
+	 * counts, kills and reaps the worker's tasks by it.  Die with
+	 * mountd rather than linger inside a namespace. */
+	if (setpgid(0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(1);
 	/* ps and pgrep tell the daemon from its workers. */
 	(void)prctl(PR_SET_NAME, "mountd-worker");
@@ -334,15 +348,21 @@ static void worker_retire(Worker *w)
 	worker_close(w);
 }
 
-/* Workers that count: alive and not retiring, of principal p (or of all
- * but root, for p == (uid_t)-1). */
-static unsigned workers_counted(Executor *x, uid_t p)
+/* The workers of principal p (or of all but root, for p == (uid_t)-1):
+ * every record, busy, idle, killed or reaped with tasks of its group left,
+ * until the kernel has reaped the last of them; *ret_going: of those, the
+ * ones retired, which end without anyone's help. */
+static unsigned workers_counted(Executor *x, uid_t p, unsigned *ret_going)
 {
-	unsigned n = 0;
+	unsigned n = 0, going = 0;
 	Worker *w;
 
 	LIST_FOREACH(w, &x->workers, all)
-	n += !w->retiring && (p == (uid_t)-1 ? w->principal != 0 : w->principal == p);
+	if (p == (uid_t)-1 ? w->principal != 0 : w->principal == p) {
+		n++;
+		going += w->retiring;
+	}
+	*ret_going = going;
 	return n;
 }
 
@@ -358,33 +378,34 @@ static Worker *worker_lru_idle(Executor *x, uid_t p)
 	return best;
 }
 
-/* Room for one more worker of principal p: within its own limit and the
- * executor's, made by retiring idle workers, least recently used first.
- * false: the job waits until a worker comes free.  Root's own workers are
- * bounded (EXEC_WORKERS_ROOT) but it never waits for the others': they
- * cannot reach the unit's TasksMax (EXEC_WORKERS_MAX). */
-static bool make_room(Executor *x, uid_t p)
+/* Whether p's workers (workers_counted()) are below limit; idle ones, least
+ * recently used first, are retired so that they will be. */
+static bool room_below(Executor *x, uid_t p, unsigned limit)
 {
+	unsigned going, n = workers_counted(x, p, &going);
 	Worker *w;
 
+	/* A retired worker still counts until it is reaped (worker_free()
+	 * dispatches again then): retire only as many as must go. */
+	while (n - going >= limit && (w = worker_lru_idle(x, p))) {
+		worker_retire(w);
+		going++;
+	}
+	return n < limit;
+}
+
+/* Room for one more worker of principal p: within its own limit and the
+ * executor's.  false: the job waits until a worker is reaped.  Root's own
+ * workers are bounded (EXEC_WORKERS_ROOT) but it never waits for the
+ * others': they cannot reach the unit's TasksMax (EXEC_WORKERS_MAX). */
+static bool make_room(Executor *x, uid_t p)
+{
 	if (p == 0) {
-		while (workers_counted(x, 0) >= EXEC_WORKERS_ROOT && (w = worker_lru_idle(x, 0)))
-			worker_retire(w);
+		(void)room_below(x, 0, EXEC_WORKERS_ROOT);
 		return true;
 	}
-	while (workers_counted(x, p) >= EXEC_WORKERS_PER_UID) {
-		w = worker_lru_idle(x, p);
-		if (!w)
-			return false;
-		worker_retire(w);
-	}
-	while (workers_counted(x, (uid_t)-1) >= EXEC_WORKERS_MAX) {
-		w = worker_lru_idle(x, (uid_t)-1);
-		if (!w)
-			return false;
-		worker_retire(w);
-	}
-	return true;
+	return room_below(x, p, EXEC_WORKERS_PER_UID) &&
+	       room_below(x, (uid_t)-1, EXEC_WORKERS_MAX);
 }
 
 static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -446,16 +467,96 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* Kill the worker and whatever it started. */
+static void worker_kill(Worker *w)
+{
+	if (!w->reaped)
+		reap_kill(w->pidfd, w->pid);
+}
+
+/* Whether the reaped worker's process group has no task left, reaping
+ * those that exited. */
+static bool group_gone(Worker *w)
+{
+	Worker *i;
+
+	/* Its number is a new worker's: the group ended before that one
+	 * could get it, and waitid() must not reap the new one. */
+	LIST_FOREACH(i, &w->x->workers, all)
+	if (i != w && !i->reaped && i->pid == w->pid)
+		return true;
+	return reap_group_gone(w->pid);
+}
+
+static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Reaped workers whose groups have tasks left are looked at again; their
+ * tasks may be in D state for as long as a FUSE server wants. */
+static void sweep_arm(Executor *x)
+{
+	int enabled = SD_EVENT_OFF;
+
+	if (x->sweep) {
+		/* Armed already: not put off by every worker reaped. */
+		if (sd_event_source_get_enabled(x->sweep, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+			return;
+		(void)sd_event_source_set_time_relative(x->sweep, EXEC_SWEEP_USEC);
+		(void)sd_event_source_set_enabled(x->sweep, SD_EVENT_ONESHOT);
+		return;
+	}
+	if (sd_event_add_time_relative(x->event, &x->sweep, CLOCK_MONOTONIC, EXEC_SWEEP_USEC, 0,
+				       on_sweep, x) < 0)
+		/* Without the timer such a record is looked at when the next
+		 * worker is reaped; it counts meanwhile, never less. */
+		x->sweep = NULL;
+}
+
+static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Executor *x = userdata;
+	bool left = false;
+	Worker *w;
+
+again:
+	LIST_FOREACH(w, &x->workers, all)
+	if (w->reaped) {
+		if (group_gone(w)) {
+			worker_free(w); /* may start others: the list changes */
+			goto again;
+		}
+		left = true;
+	}
+	if (left)
+		sweep_arm(x);
+	return 0;
+}
+
 static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Worker *w = userdata;
+	Executor *x = w->x;
 	siginfo_t si = {};
 
-	if (waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+	if (waitid((idtype_t)P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG) < 0) {
+		if (errno != ECHILD)
+			return 0;
+	} else if (si.si_pid == 0)
 		return 0;
+	w->reaped = true;
+	w->pid_source = sd_event_source_disable_unref(w->pid_source);
+	w->pidfd = safe_close(w->pidfd);
+	/* Detached first: the jobs job_finish() dispatches must not be
+	 * given to it. */
+	worker_close(w);
 	if (w->job)
 		job_finish(w->job, -ECONNRESET, NULL);
-	worker_free(w);
+	if (group_gone(w)) {
+		worker_free(w);
+		return 0;
+	}
+	/* Counted still, and not about to end by itself. */
+	w->retiring = false;
+	sweep_arm(x);
 	return 0;
 }
 
@@ -493,7 +594,7 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	if (r < 0 || !w->job) {
 		/* A broken worker, or an answer nobody asked for: it goes. */
 		exec_reply_done(&reply);
-		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		worker_kill(w);
 		if (w->job)
 			job_finish(w->job, -ECONNRESET, NULL);
 		worker_close(w);
@@ -560,6 +661,9 @@ static int worker_spawn(Executor *x, Group *g, int nsfs, Worker **ret)
 	}
 	if (pid == 0)
 		worker_main(pair[1], nsfs, x->handler, parent, token);
+	/* As the worker does itself: whichever runs first, the group is set
+	 * before the worker can fork. */
+	(void)setpgid(pid, pid);
 	safe_close(pair[1]);
 	/* This worker's word, not the next one's. */
 	(void)madvise(token, sizeof(*token), MADV_DONTFORK);
@@ -582,7 +686,12 @@ static int worker_spawn(Executor *x, Group *g, int nsfs, Worker **ret)
 	if (r >= 0)
 		r = sd_event_add_io(x->event, &w->sock_source, w->sock, EPOLLIN, on_worker_io, w);
 	if (r < 0) {
-		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		siginfo_t si;
+
+		/* Nothing of the caller's ran in it yet: it dies at once, and
+		 * is reaped here, not left a zombie nobody waits for. */
+		worker_kill(w);
+		(void)waitid((idtype_t)P_PIDFD, (id_t)w->pidfd, &si, WEXITED);
 		worker_free(TAKE_PTR(w));
 		return r;
 	}
@@ -631,7 +740,7 @@ static int job_start(Job *j, const int *fds, size_t n_fds)
 	r = exec_msg_send(w->sock, j->request, j->lent ? EXEC_MSG_REPLY_FD : 0, fds, n_fds,
 			  MSG_DONTWAIT);
 	if (r < 0) {
-		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		worker_kill(w);
 		worker_close(w);
 		return r;
 	}
@@ -697,9 +806,10 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	Worker *w = j->worker;
 
 	if (w) {
-		/* Killed, and forgotten as far as capacity goes: it is reaped
-		 * whenever the kernel lets it die. */
-		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+		/* Killed with whatever it started, and counted until the
+		 * kernel lets the last of them die and we reap it (a lookup
+		 * held up by the caller's own FUSE server may take forever). */
+		worker_kill(w);
 		worker_close(w);
 	}
 	job_finish(j, -ETIMEDOUT, NULL);
@@ -791,12 +901,19 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
 int executor_new(sd_event *event, ExecHandlerFn handler, uint64_t idle_usec, Executor **ret)
 {
 	Executor *x = calloc(1, sizeof(*x));
+	int r;
 
 	if (!x)
 		return -ENOMEM;
 	x->event = sd_event_ref(event);
 	x->handler = handler;
 	x->idle_usec = idle_usec ?: EXEC_IDLE_USEC;
+	r = reap_setup();
+	if (r < 0) {
+		sd_event_unref(x->event);
+		free(x);
+		return r;
+	}
 	LIST_INIT(&x->jobs);
 	LIST_INIT(&x->workers);
 	LIST_INIT(&x->groups);
@@ -812,6 +929,7 @@ Executor *executor_free(Executor *x)
 	if (!x)
 		return NULL;
 	x->freeing = true;
+	x->sweep = sd_event_source_disable_unref(x->sweep);
 	while ((w = LIST_FIRST(&x->workers))) {
 		siginfo_t si;
 
@@ -823,8 +941,15 @@ Executor *executor_free(Executor *x)
 			w->job = NULL;
 			j->caller->n_busy--;
 		}
-		(void)pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
-		(void)waitid((idtype_t)P_PIDFD, (id_t)w->pidfd, &si, WEXITED);
+		if (!w->reaped) {
+			worker_kill(w); /* its group too */
+			(void)waitid((idtype_t)P_PIDFD, (id_t)w->pidfd, &si, WEXITED);
+			w->reaped = true;
+		}
+		/* The rest of its group, our children now, unless its
+		 * number is a new worker's. */
+		if (!group_gone(w))
+			reap_group_wait(w->pid);
 		worker_free(w);
 	}
 	while (!LIST_EMPTY(&x->jobs)) {

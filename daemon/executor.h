@@ -21,10 +21,17 @@
  * datagram travels in a sealed memfd.  The loop never blocks on a worker:
  * its socket and its pidfd are sd-event sources.  A request still running
  * at its deadline is answered with -ETIMEDOUT at once and its worker is
- * SIGKILLed and forgotten (it may linger in the kernel; it no longer counts
- * against anyone).  Workers exit when idle for a while, and at once
- * when the process that named their namespace exits: a worker must not keep
- * a namespace alive.
+ * SIGKILLed with its process group: each worker is a process group of its
+ * own, and whatever it forks (a helper acting as the caller,
+ * executor-caller-sb.h, which ends when it finds the worker gone) is in
+ * it.  A worker counts against its principal, whatever state it is in,
+ * until every task of its group has ended and mountd has reaped it:
+ * mountd is their subreaper, so what a dead worker leaves (a helper in D
+ * state, its lookup held up by the caller's own FUSE server) is mountd's
+ * child, not pid 1's (executor-reap.h).  Past the limit the user's
+ * requests wait.  Workers exit when idle for a while, and at once when the
+ * process that named their namespace exits: a worker must not keep a
+ * namespace alive.
  */
 
 #include <stdbool.h>
@@ -35,9 +42,9 @@
 #include <systemd/sd-event.h>
 
 #define EXEC_BUSY_PER_UID 8U
-/* Workers a user holds, busy or idle, and one killed at its deadline
- * until it is reaped; past it the least recently used idle one ends, or
- * the job waits. */
+/* Workers a user holds, busy, idle or killed, until every task of each
+ * (the worker, and at most one child of its: two tasks) is reaped; past
+ * it the least recently used idle one ends, or the job waits. */
 #define EXEC_WORKERS_PER_UID 16U
 /* Workers of all users but root: with a helper each (executor-caller-sb.c) still
  * below mountd.service's TasksMax=256, so root is always served. */
@@ -123,6 +130,7 @@ int executor_submit(Executor *x, const ExecKey *key, int *mntns_fd, int *owner_p
  * key's last worker, so it holds the namespace no longer than they do. */
 int executor_namespace_root(Executor *x, uint64_t mntns_id);
 
-/* Requests submitted whose done() has not run yet; worker processes alive. */
+/* Requests submitted whose done() has not run yet; workers counted (their
+ * process groups not reaped to the last task). */
 size_t executor_pending(Executor *x);
 size_t executor_workers(Executor *x);

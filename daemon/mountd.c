@@ -407,11 +407,15 @@ int main(int argc, char **argv)
 	/* Workers are forked from here: before the bus and the listening
 	 * sockets exist would be nicer, but they close what they inherit. */
 	if (r >= 0) {
-		unsigned long sec;
+		unsigned long sec, timeout;
 
 		r = env_number("MOUNTD_WORKER_IDLE_SEC", EXEC_IDLE_USEC / 1000000, &sec);
 		if (r >= 0)
-			r = request_setup(d.event, (uint64_t)sec * 1000000);
+			r = env_number("MOUNTD_REQUEST_TIMEOUT_SEC",
+				       REQUEST_TIMEOUT_USEC_DEFAULT / 1000000, &timeout);
+		if (r >= 0)
+			r = request_setup(d.event, (uint64_t)sec * 1000000,
+					  (uint64_t)timeout * 1000000);
 	}
 	if (r >= 0)
 		r = setup_rate_limit(&d);

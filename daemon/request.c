@@ -24,11 +24,10 @@
 #include "executor-rights.h"
 #include "util.h"
 
-/* A change that is still running after this long is given up: its
- * worker is killed (or left to die), and the caller told. */
-#define REQUEST_TIMEOUT_USEC (60ULL * 1000 * 1000)
-
 static Executor *executor;
+/* A change that is still running after this long is given up: its
+ * worker is killed, and the caller told (REQUEST_TIMEOUT_USEC_DEFAULT). */
+static uint64_t timeout_usec = REQUEST_TIMEOUT_USEC_DEFAULT;
 static uint64_t own_ns_id;				 /* mountd's own mount namespace */
 static NonblockingRoot own_root = NONBLOCKING_ROOT_NULL; /* as a worker there sees it */
 static size_t n_pending;
@@ -459,7 +458,7 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	r = executor_submit(executor, &key, &target->nsfs,
 			    target->id == own_ns_id ? NULL : &target->pidfd, text, fds, n,
 			    c->lend_socket ? c->lend_socket(c->userdata) : -EBADF,
-			    REQUEST_TIMEOUT_USEC, submitted_done, sub);
+			    timeout_usec, submitted_done, sub);
 	if (r < 0) {
 		submitted_free(sub);
 		return r;
@@ -868,7 +867,7 @@ static int handle(const char *request, int *fds, size_t n_fds, ExecReply *ret)
 	return ops_table_execute(request, fds, n_fds, &ret->json, &ret->fds, &ret->n_fds);
 }
 
-int request_setup(sd_event *event, uint64_t worker_idle_usec)
+int request_setup(sd_event *event, uint64_t worker_idle_usec, uint64_t request_timeout_usec)
 {
 	_cleanup_close_ int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 
@@ -881,6 +880,7 @@ int request_setup(sd_event *event, uint64_t worker_idle_usec)
 	 * journal record, records go out before the answer, as they did. */
 	(void)polkit_setup(event);
 	(void)audit_setup(event, NULL);
+	timeout_usec = request_timeout_usec ?: REQUEST_TIMEOUT_USEC_DEFAULT;
 	return executor_new(event, handle, worker_idle_usec, &executor);
 }
 

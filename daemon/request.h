@@ -71,9 +71,12 @@ typedef struct RequestCall {
 	int (*lend_socket)(void *userdata);
 } RequestCall;
 
-/* Start the executor, whose idle workers end after worker_idle_usec;
- * once, in mountd's main process. */
-int request_setup(sd_event *event, uint64_t worker_idle_usec);
+#define REQUEST_TIMEOUT_USEC_DEFAULT (60ULL * 1000 * 1000)
+
+/* Start the executor, whose idle workers end after worker_idle_usec and
+ * whose requests are given up after request_timeout_usec (0: the
+ * default); once, in mountd's main process. */
+int request_setup(sd_event *event, uint64_t worker_idle_usec, uint64_t request_timeout_usec);
 void request_shutdown(void);
 /* Calls whose answer is pending in a worker. */
 size_t request_pending(void);

@@ -162,6 +162,130 @@ check "/run full: unmount it" \
 nsenter -t $ns -m rmdir /mnt/full
 as_before "/run full"
 
+# --- issue 48 class 9: counted until reaped ---------------------------------
+# A user's own FUSE server in its rootless container reads every lookup and
+# never answers it: the helpers that resolve an overlay's lowerdir there as
+# the user wait (in D state, but the one whose lookup the server holds) for
+# as long as the server wants, their workers killed at the deadline.  Wave after wave the user asks again, each request given up at its
+# deadline (5 s here).  Every task mountd starts for the user counts until
+# the kernel has let it die and mountd has reaped it: the unit's tasks (the
+# cgroup's count, which a task reparented anywhere still adds to) stay
+# within the user's limit (16 workers, each with at most one helper) over
+# several deadlines, the user's requests past it are answered with a clear
+# error, root is served meanwhile, and when the server goes every task is
+# reaped.
+RUSER=1000
+getent passwd $RUSER >/dev/null ||
+	echo "mountdtest:x:$RUSER:$RUSER::/nonexistent:/usr/sbin/nologin" >>/etc/passwd
+as_ruser() { setpriv --reuid=$RUSER --regid=$RUSER --clear-groups "$@"; }
+fresh_units
+echo "allow user=$RUSER method=* namespace=owned" >/run/mountd-reap-policy
+dropin "Environment=MOUNTD_POLICY=/run/mountd-reap-policy" "Environment=MOUNTD_REQUEST_TIMEOUT_SEC=5"
+check "reap: mountd serves before" bind_unmount
+rm -rf /tmp/reap && mkdir -p /tmp/reap/fz /tmp/reap/o && chown -R $RUSER:$RUSER /tmp/reap
+# The server is the container's process itself (root of its own user and
+# mount namespace): its pid names the namespace.
+coproc FUSE {
+	setpriv --reuid=$RUSER --regid=$RUSER --clear-groups unshare -Ur --mount \
+		--propagation private python3 - /tmp/reap/fz <"$TOP/tests/guest/fuse-hold.py" 2>&1
+}
+fuse_job=$FUSE_PID
+ctr=
+read -r -t 60 line ctr <&"${FUSE[0]}"
+ctr=${ctr:-0}
+check_output "reap: the user's FUSE server is mounted in its own rootless container" \
+	'^mounted [0-9]+ user:' echo "$line $ctr $(readlink /proc/$ctr/ns/user)"
+check "  whose user namespace is not the host's" \
+	test "$(readlink /proc/$ctr/ns/user)" != "$(readlink /proc/self/ns/user)"
+cat >"$work/waves.py" <<'PY'
+import json, socket, sys
+n, ctr = int(sys.argv[1]), int(sys.argv[2])
+call = {"method": "io.mountd.Mount.Create", "parameters": {
+    "fsType": "overlay", "source": "reap",
+    "parameters": [{"key": "lowerdir", "type": "string", "value": "/tmp/reap/fz/low"}],
+    "placement": {"namespace": {"pid": ctr}, "path": "/tmp/reap/o"}}}
+conns = []
+for i in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("/run/mountd/io.mountd.Mount")
+    s.sendall(json.dumps(call).encode() + b"\0")
+    conns.append(s)
+for s in conns:
+    buf = b""
+    while not buf.endswith(b"\0"):
+        d = s.recv(65536)
+        if not d:
+            break
+        buf += d
+    r = json.loads(buf.rstrip(b"\0") or b"{}")
+    p = r.get("parameters", {})
+    print(r.get("error", "ok"), p.get("errnoName", ""), flush=True)
+PY
+cg=/sys/fs/cgroup$(systemctl show -P ControlGroup mountd.service)
+export cg RUSER
+# The kernel's count of the unit's tasks, zombies included.
+unit_tasks() { cat "$cg/pids.current" 2>/dev/null || wc -l <"$cg/cgroup.procs"; }
+# Of the unit's processes, those in state $1 (D), or run by uid $2.
+unit_procs() {
+	local p n=0
+	for p in $(cat "$cg/cgroup.procs"); do
+		if [ -n "${2:-}" ]; then
+			[ "$(awk '/^Uid:/ { print $2 }' /proc/"$p"/status 2>/dev/null)" = "$2" ] && n=$((n + 1))
+		else
+			grep -q "^State:.*$1" /proc/"$p"/status 2>/dev/null && n=$((n + 1))
+		fi
+	done
+	echo $n
+}
+export -f unit_tasks unit_procs
+wave() { as_ruser python3 - 10 $ctr <"$work/waves.py" >"$work/wave.$1" 2>&1; }
+# mountd itself and root's worker(s) so far, and the user's 16 workers
+# with a helper each.
+base=$(unit_tasks)
+limit=$((base + 2 * 16))
+max=0
+for i in 1 2 3 4 5 6; do
+	wave $i
+	n=$(unit_tasks)
+	echo "# reap: after wave $i (its deadline past): $n tasks, $(unit_procs - $RUSER) of them the user's helpers, $(unit_procs D) in D state"
+	[ "$n" -gt "$max" ] && max=$n
+	if [ $i = 1 ]; then
+		# The first lookup waits for the server's answer, the others for
+		# the first (the same name): in D state.
+		check "reap: the user's helpers are held past their deadline, in D state but one" \
+			bash -c 'h=$(unit_procs - $RUSER); [ "$h" -ge 4 ] && [ "$(unit_procs D)" -ge $((h - 1)) ]'
+	fi
+	if [ $i = 3 ]; then
+		check "reap: root is served while the user is at its limit" bind_unmount
+	fi
+done
+check "reap: the unit's tasks stayed within the user's limit over 6 deadlines ($max <= $limit)" \
+	test "$max" -le "$limit"
+sort "$work/wave.6" | uniq -c | sed 's/^/# reap: wave 6: /'
+check_output "reap: past it the user's requests are answered with a clear error" \
+	'^io\.mountd\.Mount\.[A-Za-z]+ ETIMEDOUT$|^io\.mountd\.Mount\.LimitExceeded' cat "$work/wave.6"
+check_fails "  none of them was done" grep -q '^ok' "$work/wave.6"
+check "reap: root is still served" bind_unmount
+kill -KILL "$ctr"
+wait "$fuse_job" 2>/dev/null
+# Once the server is gone the held lookups fail, and each task is reaped:
+# mountd and root's worker(s) are left.
+check "reap: with the server gone, every task of the user's is reaped" \
+	wait_for 30 bash -c "[ \"\$(unit_procs - $RUSER)\" = 0 ] && [ \"\$(unit_tasks)\" -le $base ]"
+zombies() {
+	local c
+	for c in $(cat /proc/"$(main_pid)"/task/*/children); do
+		grep -q '^State:.*Z' /proc/"$c"/status 2>/dev/null && echo "$c"
+	done
+	true
+}
+export -f zombies
+check "  and mountd has no zombie child" bash -c '[ -z "$(zombies)" ]'
+check "reap: mountd serves after" bind_unmount
+rm -f /run/mountd-reap-policy "$DROPIN"
+rm -rf /tmp/reap
+systemctl daemon-reload
+
 kill $ns
 no_keep_workers
 fresh_units

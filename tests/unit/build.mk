@@ -22,7 +22,8 @@ $(B)/tests/unit/test-dbus-doc: $(MOUNTD_OPS_OBJS) $(MOUNTD_AUTH_OBJS) $(VARLINK_
 
 # the executor: worker reuse, per-uid limits, deadlines, crashes, owners, memfd
 UNIT_TESTS += $(B)/tests/unit/test-executor
-$(B)/tests/unit/test-executor: $(B)/daemon/executor.o $(B)/daemon/executor-message.o $(MOUNTD_OPS_OBJS) $(VARLINK_OBJS)
+$(B)/tests/unit/test-executor: $(B)/daemon/executor.o $(B)/daemon/executor-message.o \
+	$(B)/daemon/executor-reap.o $(MOUNTD_OPS_OBJS) $(VARLINK_OBJS)
 
 # the per-uid call rate: bursts, refill, uids apart, what refusals leave
 # for the journal, a full table

@@ -3,7 +3,8 @@
  * The executor on its own, with a test handler: replies and fds round
  * trip, a key's worker is reused (no fork per request), per-uid limits
  * hold one user without holding another, deadlines and crashes are
- * answered and cost no capacity, a worker ends with its namespace's
+ * answered, a worker counts until every task of its group is reaped
+ * (the children it leaves are ours to reap), a worker ends with its namespace's
  * owner, large texts go by memfd, and freeing leaves no child.
  *
  * Workers setns() into this process's own mount namespace: nothing is
@@ -33,7 +34,8 @@
 
 /* The handler: "pid" answers the worker's pid; "fd" the inode of fds[0]
  * and a dup of it; "sleep N" sleeps N ms first; "block" reads fds[0] to
- * EOF first; "crash" aborts; "echo ..."
+ * EOF first; "crash" aborts; "child N" forks a child (as a helper is
+ * forked) that lives N ms more, and answers its pid; "echo ..."
  * answers the text itself; "inherited N" whether fd N is open, and not one
  * the worker opened itself (worker_keep_host_dirs()). */
 static int handler(const char *request, int *fds, size_t n_fds, ExecReply *ret)
@@ -54,6 +56,19 @@ static int handler(const char *request, int *fds, size_t n_fds, ExecReply *ret)
 	}
 	if (streq(request, "crash"))
 		abort();
+	if (strncmp(request, "child ", 6) == 0) {
+		pid_t child = fork();
+
+		if (child < 0)
+			return -errno;
+		if (child == 0) {
+			usleep((useconds_t)atoi(request + 6) * 1000);
+			_exit(0);
+		}
+		snprintf(buf, sizeof(buf), "%d", (int)child);
+		ret->json = strdup(buf);
+		return ret->json ? 0 : -ENOMEM;
+	}
 	if (strncmp(request, "echo ", 5) == 0) {
 		ret->json = strdup(request + 5);
 		return ret->json ? 0 : -ENOMEM;
@@ -374,6 +389,63 @@ int main(void)
 		r = submit(x, 2000, -EBADF, "pid", NULL, 0, 5000, &a[0]);
 		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0, "  the uid is served again");
 		answer_done(&a[0]);
+	}
+
+	/* A deadline kills what the worker started too. */
+	{
+		pid_t child;
+
+		r = submit(x, 2100, -EBADF, "child 30000", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].text, "a worker's child");
+		child = a[0].text ? atoi(a[0].text) : 0;
+		answer_done(&a[0]);
+		r = submit(x, 2100, -EBADF, "sleep 5000", NULL, 0, 200, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == -ETIMEDOUT, "  its worker's deadline");
+		answer_done(&a[0]);
+		for (uint64_t end = now_ms() + 5000; alive(child) && now_ms() < end;)
+			(void)sd_event_run(e, 50 * 1000);
+		ok(child > 0 && !alive(child), "  the child was killed with it, and reaped by us");
+	}
+
+	/* What a dead worker leaves counts against its user until it is
+	 * reaped: past the limit the user's next worker waits for it, root
+	 * does not. */
+	{
+		enum { N = EXEC_WORKERS_PER_UID };
+		size_t base = executor_workers(x);
+		pid_t children[N];
+		bool made = true, lingering = true;
+		Answer late;
+
+		for (unsigned i = 0; i < N; i++) {
+			r = submit_as(x, 600000 + i, 6000, -EBADF, "child 3000", NULL, 0, 5000,
+				      &a[0]);
+			made = made && r == 0 && wait_all(e, a, 1) && a[0].text;
+			children[i] = made ? atoi(a[0].text) : 0;
+			answer_done(&a[0]);
+			r = submit_as(x, 600000 + i, 6000, -EBADF, "crash", NULL, 0, 5000, &a[0]);
+			made = made && r == 0 && wait_all(e, a, 1) && a[0].r == -ECONNRESET;
+			answer_done(&a[0]);
+		}
+		ok(made, "%u workers of one user died, each leaving a child", N);
+		/* Their workers are reaped: the loop has answered each crash. */
+		for (unsigned i = 0; i < N; i++)
+			lingering = lingering && alive(children[i]);
+		ok(lingering && executor_workers(x) == base + N,
+		   "  counted while the children live (%zu)", executor_workers(x) - base);
+		r = submit_as(x, 600000 + N, 6000, -EBADF, "pid", NULL, 0, 5000, &late);
+		for (uint64_t end = now_ms() + 500; now_ms() < end;)
+			(void)sd_event_run(e, 50 * 1000);
+		ok(r == 0 && !late.done, "  the user's next request waits");
+		r = submit(x, 0, -EBADF, "pid", NULL, 0, 5000, &a[0]);
+		ok(r == 0 && wait_all(e, a, 1) && a[0].r == 0, "  root is served meanwhile");
+		answer_done(&a[0]);
+		ok(wait_all(e, &late, 1) && late.r == 0, "  and is served once they are gone");
+		answer_done(&late);
+		lingering = false;
+		for (unsigned i = 0; i < N; i++)
+			lingering = lingering || alive(children[i]);
+		ok(!lingering, "  each reaped by us, no zombie left");
 	}
 
 	/* A crash: -ECONNRESET, and the next request works. */
