@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The journal record of each request (see request-audit.h). */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "request-audit.h"
+#include "request-escape.h"
 #include "request-journal.h"
+#include "request-ratelimit.h"
 #include "log.h"
 #include "ops-table.h"
 #include "util.h"
@@ -49,7 +52,9 @@ static const char *namespace_of(json_object *params)
 	return "own";
 }
 
-/* The kernel's messages, "; "-joined, into buf. */
+/* The kernel's messages, "; "-joined, into buf: as they came, to be
+ * escaped with the rest (they echo parameters back).  Past size they are
+ * cut, which the escaped field's own bound is far below. */
 static const char *messages_of(json_object *p, char *buf, size_t size)
 {
 	json_object *a;
@@ -201,8 +206,12 @@ size_t audit_pending(void)
 	return n_queued - first;
 }
 
+static void budget_shutdown(void);
+
 void audit_shutdown(void)
 {
+	/* Its summaries are records: before the last flush. */
+	budget_shutdown();
 	/* A journal that takes nothing gets a while, not for ever: the stop
 	 * has a timeout of its own. */
 	for (int waited_ms = 0;; waited_ms += 100) {
@@ -321,6 +330,19 @@ static void read_comm(pid_t pid, char comm[static 32])
 	comm[strcspn(comm, "\n")] = 0;
 }
 
+/* ---- caller input, escaped and bounded (request-escape.h) ------------------------ */
+
+typedef char MessageValue[AUDIT_MESSAGE_VALUE_MAX];
+
+/* A field that may carry a caller's text: escaped and bounded, and only
+ * when it has a value. */
+static void add_text(JournalRecord *r, const char *key, const char *value)
+{
+	char buf[AUDIT_FIELD_MAX];
+
+	add_set(r, key, escape_text(value, buf, sizeof(buf)));
+}
+
 /* What journalctl shows of a request, read as systemd's own lines are:
  * "Create tmpfs on /mnt/x in namespace {"pid":42} by uid 1000 (mountctl):
  * done", or the error, the step, the errno and why.  The fields say the
@@ -332,9 +354,11 @@ typedef struct RequestFacts {
 	uid_t uid;
 } RequestFacts;
 
-/* MESSAGE: what, where, who and how it ended, as a person reads it. */
+/* MESSAGE: what, where, who and how it ended, as a person reads it.  Every
+ * string in it is escaped: one line, whatever the caller sent. */
 static void request_message(char *buf, size_t size, const RequestFacts *f)
 {
+	MessageValue a, b;
 	size_t used = 0;
 
 #define PUT(...)                                                                           \
@@ -342,36 +366,122 @@ static void request_message(char *buf, size_t size, const RequestFacts *f)
 		int n_ = used < size ? snprintf(buf + used, size - used, __VA_ARGS__) : 0; \
 		used += n_ > 0 ? (size_t)n_ : 0;                                           \
 	} while (0)
-	PUT("%s", f->method);
+#define E(s, v) escape_text((s), (v), sizeof(v))
+	PUT("%s", E(f->method, a));
 	if (f->fstype)
-		PUT(" %s", f->fstype);
+		PUT(" %s", E(f->fstype, a));
 	if (f->source)
-		PUT(" %s", f->source);
+		PUT(" %s", E(f->source, a));
 	if (f->placed)
-		PUT(" on %s", f->placed);
+		PUT(" on %s", E(f->placed, a));
 	if (f->path)
-		PUT(" %s", f->path);
+		PUT(" %s", E(f->path, a));
 	if (f->from && f->to)
-		PUT(" %s to %s", f->from, f->to);
+		PUT(" %s to %s", E(f->from, a), E(f->to, b));
 	if (!streq(f->ns, "own"))
-		PUT(" in namespace %s", f->ns);
+		PUT(" in namespace %s", E(f->ns, a));
 	if (f->root)
-		PUT(" under %s", f->root);
-	PUT(" by uid %u (%s): %s", (unsigned)f->uid, f->comm[0] ? f->comm : "?",
-	    f->error ?: "done");
+		PUT(" under %s", E(f->root, a));
+	PUT(" by uid %u (%s): %s", (unsigned)f->uid, f->comm[0] ? E(f->comm, a) : "?",
+	    E(f->error ?: "done", b));
 	if (f->step)
-		PUT(" at %s", f->step);
+		PUT(" at %s", E(f->step, a));
 	if (f->errno_name)
-		PUT(": %s", f->errno_name);
+		PUT(": %s", E(f->errno_name, a));
 	if (f->reason && f->error)
-		PUT(": %s", f->reason);
+		PUT(": %s", E(f->reason, a));
+#undef E
 #undef PUT
+}
+
+/* ---- what each user makes the journal store -------------------------------------- */
+
+static RateTable *budget;
+static ReportPeriod budget_period;
+static char budget_description[64];
+
+/* Takes the record just filled by slot() back out. */
+static void unslot(JournalRecord *r)
+{
+	assert(r == &queue[n_queued - 1]);
+	journal_record_done(r);
+	n_queued--;
+}
+
+/* The record's bytes counted against the user: false once its budget is
+ * spent (the record is counted for the summary instead). */
+static bool budget_take(uid_t principal, size_t bytes)
+{
+	if (!budget)
+		return true;
+	if (rate_table_take_cost(budget, principal, bytes, report_period_now(&budget_period)) ==
+	    RATE_PASS)
+		return true;
+	/* The timer runs only while a summary is owed. */
+	report_period_start(&budget_period);
+	return false;
+}
+
+static void summarized_record(uid_t uid, uint64_t records, uint64_t bytes, void *userdata)
+{
+	JournalRecord *r = queue_next();
+
+	if (!r)
+		return;
+	if (uid == (uid_t)-1)
+		journal_record_addf(r, "MESSAGE",
+				    "%" PRIu64 " records (%" PRIu64
+				    " bytes) of users past the journal budget's table summarized",
+				    records, bytes);
+	else {
+		journal_record_addf(r, "MESSAGE",
+				    "%" PRIu64 " more records (%" PRIu64
+				    " bytes) of user %u summarized: past its journal budget (%s)",
+				    records, bytes, (unsigned)uid, budget_description);
+		journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)uid);
+	}
+	journal_record_add(r, "MESSAGE_ID", AUDIT_MESSAGE_ID_SUMMARIZED);
+	journal_record_addf(r, "PRIORITY", "%d", LOG_NOTICE);
+	journal_record_addf(r, "MOUNTD_SUMMARIZED_RECORDS", "%" PRIu64, records);
+	journal_record_addf(r, "MOUNTD_SUMMARIZED_BYTES", "%" PRIu64, bytes);
+	queued();
+}
+
+static void budget_report(uint64_t now)
+{
+	(void)rate_table_report(budget, now, summarized_record, NULL);
+}
+
+int audit_budget_setup(unsigned bytes, uint64_t interval_usec)
+{
+	int r;
+
+	if (!loop_event)
+		return -EINVAL;
+	if (bytes == 0)
+		return 0;
+	budget = rate_table_new_budget(bytes, interval_usec);
+	if (!budget)
+		return -ENOMEM;
+	snprintf(budget_description, sizeof(budget_description), "%u bytes per %g s", bytes,
+		 (double)interval_usec / 1e6);
+	r = report_period_setup(&budget_period, loop_event, AUDIT_BUDGET_REPORT_USEC,
+				budget_report);
+	if (r < 0)
+		budget = rate_table_free(budget);
+	return r;
+}
+
+static void budget_shutdown(void)
+{
+	report_period_end(&budget_period);
+	budget = rate_table_free(budget);
 }
 
 void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
 		   const char *authorized_by, const char *error, json_object *error_parameters)
 {
-	char comm[32], messages[1024], message[2048];
+	char comm[32], messages[2 * AUDIT_FIELD_MAX], message[4096];
 	RequestFacts f = {
 		.method = method,
 		.fstype = member(parameters, "fsType"),
@@ -410,21 +520,25 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	journal_record_addf(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
 	journal_record_addf(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
 	journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)caller->principal);
-	add_set(r, "MOUNTD_CALLER_COMM", comm);
-	journal_record_add(r, "MOUNTD_METHOD", method);
-	add_set(r, "MOUNTD_FSTYPE", f.fstype);
-	add_set(r, "MOUNTD_SOURCE", f.source);
-	journal_record_add(r, "MOUNTD_NAMESPACE", f.ns);
-	add_set(r, "MOUNTD_ROOT", f.root);
-	add_set(r, "MOUNTD_PATH", f.path ?: f.placed);
-	journal_record_add(r, "MOUNTD_RESULT", error ?: "ok");
-	add_set(r, "MOUNTD_ERRNO", f.errno_name);
-	add_set(r, "MOUNTD_STEP", f.step);
-	add_set(r, "MOUNTD_POLICY", f.reason);
-	add_set(r, "MOUNTD_KERNEL_MESSAGES", messages);
+	/* Every string below may be the caller's, or echo it. */
+	add_text(r, "MOUNTD_CALLER_COMM", comm);
+	add_text(r, "MOUNTD_METHOD", method);
+	add_text(r, "MOUNTD_FSTYPE", f.fstype);
+	add_text(r, "MOUNTD_SOURCE", f.source);
+	add_text(r, "MOUNTD_NAMESPACE", f.ns);
+	add_text(r, "MOUNTD_ROOT", f.root);
+	add_text(r, "MOUNTD_PATH", f.path ?: f.placed);
+	add_text(r, "MOUNTD_RESULT", error ?: "ok");
+	add_text(r, "MOUNTD_ERRNO", f.errno_name);
+	add_text(r, "MOUNTD_STEP", f.step);
+	add_text(r, "MOUNTD_POLICY", f.reason);
+	add_text(r, "MOUNTD_KERNEL_MESSAGES", messages);
+	if (!r->broken && !budget_take(caller->principal, r->size)) {
+		unslot(r);
+		return;
+	}
 	queued();
 }
-
 void audit_rate_limited(uid_t uid, uint64_t refused, const char *limit)
 {
 	JournalRecord *r = queue_next();
