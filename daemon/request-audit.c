@@ -327,7 +327,10 @@ static void read_comm(pid_t pid, char comm[static 32])
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd < 0 ? -1 : read(fd, comm, 31);
 	comm[n > 0 ? n : 0] = 0;
-	comm[strcspn(comm, "\n")] = 0;
+	/* Only the kernel's newline at the end: one in the name is the
+	 * caller's, shown escaped in the record. */
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = 0;
 }
 
 /* ---- caller input, escaped and bounded (request-escape.h) ------------------------ */
