@@ -337,13 +337,13 @@ static void read_comm(pid_t pid, char comm[static 32])
 
 typedef char MessageValue[AUDIT_MESSAGE_VALUE_MAX];
 
-/* A field that may carry a caller's text: escaped and bounded, and only
- * when it has a value. */
-static void add_text(JournalRecord *r, const char *key, const char *value)
+/* A field that may carry a caller's text: escaped, bounded to max (at
+ * most AUDIT_FIELD_MAX), and only when it has a value. */
+static void add_text(JournalRecord *r, const char *key, const char *value, size_t max)
 {
 	char buf[AUDIT_FIELD_MAX];
 
-	add_set(r, key, escape_text(value, buf, sizeof(buf)));
+	add_set(r, key, escape_text(value, buf, MIN(max, sizeof(buf))));
 }
 
 /* What journalctl shows of a request, read as systemd's own lines are:
@@ -481,8 +481,37 @@ static void budget_shutdown(void)
 	budget = rate_table_free(budget);
 }
 
-void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
-		   const char *authorized_by, const char *error, json_object *error_parameters)
+/* The fields of a request's record, each caller value bounded to max. */
+static void request_fields(JournalRecord *r, const AuthCaller *caller, const RequestFacts *f,
+			   const char *message, const char *messages, size_t max)
+{
+	journal_record_add(r, "MESSAGE", message);
+	journal_record_add(r, "MESSAGE_ID",
+			   is_refusal(f->error) ? AUDIT_MESSAGE_ID_REFUSED
+						: AUDIT_MESSAGE_ID_REQUEST);
+	journal_record_addf(r, "PRIORITY", "%d", f->error ? LOG_NOTICE : LOG_INFO);
+	journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
+	journal_record_addf(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
+	journal_record_addf(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
+	journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)caller->principal);
+	/* Every string below may be the caller's, or echo it. */
+	add_text(r, "MOUNTD_CALLER_COMM", f->comm, max);
+	add_text(r, "MOUNTD_METHOD", f->method, max);
+	add_text(r, "MOUNTD_FSTYPE", f->fstype, max);
+	add_text(r, "MOUNTD_SOURCE", f->source, max);
+	add_text(r, "MOUNTD_NAMESPACE", f->ns, max);
+	add_text(r, "MOUNTD_ROOT", f->root, max);
+	add_text(r, "MOUNTD_PATH", f->path ?: f->placed, max);
+	add_text(r, "MOUNTD_RESULT", f->error ?: "ok", max);
+	add_text(r, "MOUNTD_ERRNO", f->errno_name, max);
+	add_text(r, "MOUNTD_STEP", f->step, max);
+	add_text(r, "MOUNTD_POLICY", f->reason, max);
+	add_text(r, "MOUNTD_KERNEL_MESSAGES", messages, max);
+}
+
+void audit_request(const AuthCaller *caller, const char *method, bool changes,
+		   json_object *parameters, const char *authorized_by, const char *error,
+		   json_object *error_parameters)
 {
 	char comm[32], messages[2 * AUDIT_FIELD_MAX], message[4096];
 	RequestFacts f = {
@@ -515,33 +544,26 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	if (!r)
 		return;
 	request_message(message, sizeof(message), &f);
-	journal_record_add(r, "MESSAGE", message);
-	journal_record_add(r, "MESSAGE_ID",
-			   is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
-	journal_record_addf(r, "PRIORITY", "%d", error ? LOG_NOTICE : LOG_INFO);
-	journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
-	journal_record_addf(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
-	journal_record_addf(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
-	journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)caller->principal);
-	/* Every string below may be the caller's, or echo it. */
-	add_text(r, "MOUNTD_CALLER_COMM", comm);
-	add_text(r, "MOUNTD_METHOD", method);
-	add_text(r, "MOUNTD_FSTYPE", f.fstype);
-	add_text(r, "MOUNTD_SOURCE", f.source);
-	add_text(r, "MOUNTD_NAMESPACE", f.ns);
-	add_text(r, "MOUNTD_ROOT", f.root);
-	add_text(r, "MOUNTD_PATH", f.path ?: f.placed);
-	add_text(r, "MOUNTD_RESULT", error ?: "ok");
-	add_text(r, "MOUNTD_ERRNO", f.errno_name);
-	add_text(r, "MOUNTD_STEP", f.step);
-	add_text(r, "MOUNTD_POLICY", f.reason);
-	add_text(r, "MOUNTD_KERNEL_MESSAGES", messages);
-	if (!r->broken && !budget_take(caller->principal, r->size)) {
+	request_fields(r, caller, &f, message, messages, AUDIT_FIELD_MAX);
+	if (!r->broken && !error && changes && budget &&
+	    !rate_table_fits(budget, caller->principal, r->size,
+			     report_period_now(&budget_period))) {
+		/* A change that was made is never only counted: past the
+		 * budget it is recorded short, each value cut to what MESSAGE
+		 * keeps.  The call rate and what a change costs bound them. */
+		unslot(r);
+		r = queue_next();
+		if (!r)
+			return;
+		request_fields(r, caller, &f, message, messages, AUDIT_MESSAGE_VALUE_MAX);
+		journal_record_add(r, "MOUNTD_PAST_BUDGET", "1");
+	} else if (!r->broken && !budget_take(caller->principal, r->size)) {
 		unslot(r);
 		return;
 	}
 	queued();
 }
+
 void audit_rate_limited(uid_t uid, uint64_t refused, const char *limit)
 {
 	JournalRecord *r = queue_next();

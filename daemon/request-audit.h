@@ -22,8 +22,10 @@
  * (shared/principal.h): past AUDIT_BUDGET_BYTES_DEFAULT per
  * AUDIT_BUDGET_INTERVAL_USEC_DEFAULT (audit_budget_setup()), that user's
  * records are counted instead, and the count goes out as one record per
- * user per AUDIT_BUDGET_REPORT_USEC (AUDIT_MESSAGE_ID_SUMMARIZED).  Root's
- * are never: a user flooding large requests cannot rotate root's records
+ * user per AUDIT_BUDGET_REPORT_USEC (AUDIT_MESSAGE_ID_SUMMARIZED); but a
+ * change that was made is still recorded, short (each value cut to
+ * AUDIT_MESSAGE_VALUE_MAX, MOUNTD_PAST_BUDGET=1).  Root's are never
+ * counted: a user flooding large requests cannot rotate root's records
  * out of the journal.
  *
  * A record is made when the answer is (the caller's comm read then, or
@@ -44,6 +46,8 @@
  * loses them countably, but never stops mountd answering.
  * audit_shutdown() gives the journal AUDIT_SHUTDOWN_WAIT_MS.
  */
+
+#include <stdbool.h>
 
 #include <json-c/json.h>
 #include <systemd/sd-event.h>
@@ -79,11 +83,13 @@ void audit_shutdown(void);
 /* Records not yet taken by the journal. */
 size_t audit_pending(void);
 
-/* parameters: the request as the caller sent it (JSON, either front end);
+/* changes: the method changes something (not OpsMethod.reads);
+ * parameters: the request as the caller sent it (JSON, either front end);
  * error: NULL for success, else the error name with its parameters. */
 /* authorized_by: what allowed it (NULL: root, or refused before). */
-void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
-		   const char *authorized_by, const char *error, json_object *error_parameters);
+void audit_request(const AuthCaller *caller, const char *method, bool changes,
+		   json_object *parameters, const char *authorized_by, const char *error,
+		   json_object *error_parameters);
 
 /* One record for the refused calls of uid ((uid_t)-1: of uids the rate
  * limit had no room to tell apart) that were not recorded one by one

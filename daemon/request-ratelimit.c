@@ -131,9 +131,26 @@ static uint64_t cost_usec(const RateTable *t, uint64_t cost)
 	return cost * t->interval_usec / t->burst;
 }
 
+/* Whether a take of cost fits a uid whose tat is tat. */
+static bool fits(const RateTable *t, uint64_t tat, uint64_t cost, uint64_t now)
+{
+	uint64_t need = cost_usec(t, cost);
+
+	return need <= t->capacity_usec && MAX(tat, now) - now <= t->capacity_usec - need;
+}
+
+bool rate_table_fits(RateTable *t, uid_t uid, uint64_t cost, uint64_t now)
+{
+	if (!t || t->burst == 0 || uid == 0)
+		return true;
+	for (RateEntry *e = t->heads[uid % RATE_HEADS]; e; e = e->next)
+		if (e->uid == uid)
+			return fits(t, e->tat, cost, now);
+	return fits(t, now, cost, now);
+}
+
 RateVerdict rate_table_take_cost(RateTable *t, uid_t uid, uint64_t cost, uint64_t now)
 {
-	uint64_t start, need;
 	RateEntry *e;
 
 	if (!t || t->burst == 0 || uid == 0)
@@ -146,9 +163,7 @@ RateVerdict rate_table_take_cost(RateTable *t, uid_t uid, uint64_t cost, uint64_
 		t->overflow_cost += cost;
 		return RATE_REFUSE_QUIETLY;
 	}
-	start = MAX(e->tat, now);
-	need = cost_usec(t, cost);
-	if (need > t->capacity_usec || start - now > t->capacity_usec - need) {
+	if (!fits(t, e->tat, cost, now)) {
 		if (e->noted || t->budget) {
 			e->quiet++;
 			e->quiet_cost += cost;
@@ -157,7 +172,7 @@ RateVerdict rate_table_take_cost(RateTable *t, uid_t uid, uint64_t cost, uint64_
 		e->noted = true;
 		return RATE_REFUSE;
 	}
-	e->tat = start + need;
+	e->tat = MAX(e->tat, now) + cost_usec(t, cost);
 	return RATE_PASS;
 }
 

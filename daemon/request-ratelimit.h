@@ -54,6 +54,8 @@ RateTable *rate_table_free(RateTable *t);
 RateVerdict rate_table_take(RateTable *t, uid_t uid, uint64_t now_usec);
 /* A take that costs cost (rate_table_take(): 1). */
 RateVerdict rate_table_take_cost(RateTable *t, uid_t uid, uint64_t cost, uint64_t now_usec);
+/* Whether such a take would pass now; takes and counts nothing. */
+bool rate_table_fits(RateTable *t, uid_t uid, uint64_t cost, uint64_t now_usec);
 /* The end of a report period: report(uid, n, cost) for each uid with quiet
  * refusals (cost: theirs added up), forget uids whose burst is whole
  * again.  Returns the uids still remembered. */

@@ -281,7 +281,8 @@ static void test_forged(void)
 	json_object_object_add(err, "messages", msgs);
 
 	/* No event loop: sent at once. */
-	audit_request(&caller, "Create", params, NULL, "io.mountd.Mount.PermissionDenied", err);
+	audit_request(&caller, "Create", true, params, NULL, "io.mountd.Mount.PermissionDenied",
+		      err);
 	ok(drain(j, NULL, take_forged, &f) == 1, "one record");
 	ok(f.lines > 10 && f.lines == f.plain_lines,
 	   "every field a KEY=value line: no value holds a newline (%zu of %zu)", f.plain_lines,
@@ -308,8 +309,9 @@ static void test_forged(void)
 }
 
 typedef struct Budgeted {
-	size_t user_records, user_bytes, root_records, summaries;
+	size_t user_records, user_bytes, root_records, summaries, past_budget;
 	uint64_t summarized, summarized_bytes;
+	char past_budget_path[8192], past_budget_result[64];
 } Budgeted;
 
 static void take_budgeted(const char *rec, size_t n, void *userdata)
@@ -325,6 +327,10 @@ static void take_budgeted(const char *rec, size_t n, void *userdata)
 			b->summarized_bytes += strtoull(
 				field(rec, "MOUNTD_SUMMARIZED_BYTES", v, sizeof(v)), NULL, 10);
 		}
+	} else if (*field(rec, "MOUNTD_PAST_BUDGET", v, sizeof(v))) {
+		b->past_budget++;
+		field(rec, "MOUNTD_PATH", b->past_budget_path, sizeof(b->past_budget_path));
+		field(rec, "MOUNTD_RESULT", b->past_budget_result, sizeof(b->past_budget_result));
 	} else if (streq(field(rec, "MOUNTD_CALLER_USER", v, sizeof(v)), "1000")) {
 		b->user_records++;
 		b->user_bytes += n;
@@ -333,7 +339,8 @@ static void take_budgeted(const char *rec, size_t n, void *userdata)
 }
 
 /* A user's large refused calls, root's among them: the user's bytes stay
- * within its budget, the rest counted in a summary; root's all arrive. */
+ * within its budget, the rest counted in a summary; root's all arrive.  A
+ * change the user makes past its budget is recorded all the same, short. */
 static void test_budget(void)
 {
 	_cleanup_close_ int j = bind_journal();
@@ -354,10 +361,10 @@ static void test_budget(void)
 		return;
 	}
 	for (int i = 0; i < 200; i++) {
-		audit_request(&user, "Info", params, NULL, "io.mountd.Mount.PermissionDenied",
-			      NULL);
+		audit_request(&user, "Info", false, params, NULL,
+			      "io.mountd.Mount.PermissionDenied", NULL);
 		if (i % 2 == 0)
-			audit_request(&root, "Info", params, NULL, NULL, NULL);
+			audit_request(&root, "Info", false, params, NULL, NULL, NULL);
 		(void)sd_event_run(e, 0);
 		drain_now(j, take_budgeted, &b);
 	}
@@ -367,10 +374,25 @@ static void test_budget(void)
 	   "the user's: %zu records, %zu bytes, within its budget of 65536", b.user_records,
 	   b.user_bytes);
 	ok(b.summaries == 0, "no summary before the report period ends");
+	ok(b.past_budget == 0, "no record of a change past the budget: none was made");
+
+	/* Past its budget, a read that succeeded is counted; a change that
+	 * was made is recorded, short. */
+	audit_request(&user, "Info", false, params, NULL, NULL, NULL);
+	audit_request(&user, "Create", true, params, NULL, NULL, NULL);
+	audit_request(&user, "Create", true, params, NULL, "io.mountd.Mount.PermissionDenied",
+		      NULL);
+	(void)drain(j, e, take_budgeted, &b);
+	ok(b.past_budget == 1 && streq(b.past_budget_result, "ok") &&
+		   strlen(b.past_budget_path) < AUDIT_MESSAGE_VALUE_MAX &&
+		   startswith(b.past_budget_path, "/flood/xxx"),
+	   "the Create that was made is recorded past the budget, its path cut short (%zu "
+	   "bytes)",
+	   strlen(b.past_budget_path));
 	audit_shutdown();
 	(void)drain(j, NULL, take_budgeted, &b);
-	ok(b.summaries == 1 && b.summarized == 200 - b.user_records &&
-		   b.summarized_bytes > (200 - b.user_records) * 3000,
+	ok(b.summaries == 1 && b.summarized == 202 - b.user_records &&
+		   b.summarized_bytes > (202 - b.user_records) * 3000,
 	   "then one summary counts the user's other %" PRIu64 " records, %" PRIu64 " bytes",
 	   b.summarized, b.summarized_bytes);
 	json_object_put(params);

@@ -155,8 +155,11 @@ static void test_budget(void)
 	   "refilled at the budget per interval: 5000 bytes after 0.5 s, not 10000");
 	ok(rate_table_take_cost(t, 1002, 100001, now) == RATE_REFUSE_QUIETLY,
 	   "a record larger than the whole budget never passes");
+	ok(!rate_table_fits(t, 1000, 5000, now + SEC / 2) && rate_table_fits(t, 1003, 5000, now) &&
+		   rate_table_fits(t, 0, 100ULL * 1000 * 1000, now),
+	   "rate_table_fits(): uid 1000 has no room, a new uid and root have");
 	(void)rate_table_report(t, now + SEC, on_report, &rep);
-	ok(rep.n == 2, "the report: two users (%zu)", rep.n);
+	ok(rep.n == 2, "the report: two users, the looks not counted (%zu)", rep.n);
 	for (size_t i = 0; i < MIN(rep.n, (size_t)2); i++)
 		if (rep.uid[i] == 1000)
 			ok(rep.refused[i] == 33 && rep.cost[i] == 32 * 5000 + 1,
