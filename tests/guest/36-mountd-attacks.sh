@@ -703,8 +703,17 @@ audit_secs=$(($(date +%s) - audit_start))
 user_calls=$((user_calls + 300))
 sed 's/^/# /' "$work/flood"
 varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/tmp/audit-root-after"}' >/dev/null 2>&1
+# A change right after the flood, its budget spent: recorded all the same.
+mkdir -p $H/audit-t && chown $USER_ID:$USER_ID $H/audit-t
+vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"path\":\"$H/audit-t\"}}" >"$work/audit-t" 2>&1
+vcall Unmount "{\"path\":\"$H/audit-t\"}" >>"$work/audit-t" 2>&1
+user_calls=$((user_calls + 2))
 check_output "a user floods 300 refused calls of 180 KB: all answered, none done" \
 	'^calls=300 errors=300 ' cat "$work/flood"
+check_output "  a change the user makes right after it is recorded: Create, Unmount" '^2$' \
+	bash -c "grep -q mountId $work/audit-t && audit_since -o json MOUNTD_CALLER_USER=$USER_ID MOUNTD_PATH=$H/audit-t |
+		fields MOUNTD_METHOD MOUNTD_PATH MOUNTD_RESULT MOUNTD_PAST_BUDGET |
+		grep -cE '^(Create|Unmount) $H/audit-t ok( 1)? *\$'"
 # What mountd had the journal store for the user: each field as it sent it.
 user_bytes() {
 	audit_since -o json MOUNTD_CALLER_USER=$USER_ID MESSAGE_ID=$REQUEST_ID MESSAGE_ID=$REFUSED_ID |
