@@ -10,7 +10,7 @@ MOUNTD_OPS_OBJS := $(addprefix $(B)/daemon/, \
 	ops-common.o ops-create.o ops-bind.o ops-attr.o ops-move.o ops-info.o ops-list.o \
 	ops-watch.o ops-watch-events.o ops-names.o ops-errors.o ops-mount-entry.o \
 	ops-table.o ops-table-decode.o ops-table-encode.o ops-table-execute.o \
-	ops-leftovers.o ops-fs-params.o ops-fuse.o ops-mount-owner.o \
+	ops-leftovers.o ops-fs-params.o ops-fuse.o ops-mount-owner.o request-escape.o \
 	sys-mnt.o sys-mnt-lock.o sys-loopdev.o sys-verity.o sys-device-ledger.o sys-process.o \
 	sys-userns.o test-hook.o) \
 	$(B)/shared/fs-probe.o $(B)/shared/base64.o $(B)/shared/subid.o

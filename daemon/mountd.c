@@ -27,6 +27,7 @@
 #include "executor.h"
 #include "ops-leftovers.h"
 #include "log.h"
+#include "request-audit.h"
 #include "request-peerlog.h"
 #include "request-ratelimit.h"
 #include "request.h"
@@ -196,6 +197,22 @@ static int setup_rate_limit(Daemon *d)
 		return -EINVAL;
 	}
 	return ratelimit_setup(d->event, (unsigned)burst, (uint64_t)sec * 1000000);
+}
+
+/* Each user's journal budget (request-audit.h): MOUNTD_JOURNAL_BUDGET_BYTES
+ * (0: none) per MOUNTD_JOURNAL_BUDGET_INTERVAL_SEC. */
+static int setup_journal_budget(void)
+{
+	unsigned long bytes, sec;
+
+	if (env_number("MOUNTD_JOURNAL_BUDGET_BYTES", AUDIT_BUDGET_BYTES_DEFAULT, &bytes) < 0 ||
+	    env_number("MOUNTD_JOURNAL_BUDGET_INTERVAL_SEC",
+		       AUDIT_BUDGET_INTERVAL_USEC_DEFAULT / 1000000, &sec) < 0 ||
+	    bytes > UINT_MAX || (bytes > 0 && (sec == 0 || sec > 24 * 3600))) {
+		log_error("MOUNTD_JOURNAL_BUDGET_BYTES or _INTERVAL_SEC is not valid");
+		return -EINVAL;
+	}
+	return audit_budget_setup((unsigned)bytes, (uint64_t)sec * 1000000);
 }
 
 /* The message limit where MemoryMax= is tight.  A request is read whole
@@ -419,6 +436,8 @@ int main(int argc, char **argv)
 	}
 	if (r >= 0)
 		r = setup_rate_limit(&d);
+	if (r >= 0)
+		r = setup_journal_budget();
 	if (r >= 0)
 		r = peerlog_setup(d.event);
 	if (r >= 0)

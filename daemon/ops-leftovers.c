@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "ops-leftovers.h"
+#include "request-escape.h"
 #include "log.h"
 #include "sys-process.h"
 #include "executor-rights.h"
@@ -310,14 +312,18 @@ void leftovers_clean(void)
 		}
 		k = record_read(dirfd(d), de->d_name, &r);
 		if (k >= 0) {
+			/* The path is a caller's: one line, bounded. */
+			char path[PATH_MAX];
+
+			(void)escape_text(r.path, path, sizeof(path));
 			k = clean_one(&r);
 			if (k >= 0)
 				log_notice("removed %s, left by a mountd killed while making it",
-					   r.path);
+					   path);
 			else
 				log_notice("left %s alone (%s): no longer what a killed mountd "
 					   "made, or not reachable",
-					   r.path, errno_name(k));
+					   path, errno_name(k));
 			free(r.path);
 		}
 		(void)unlinkat(dirfd(d), de->d_name, 0);

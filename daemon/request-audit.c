@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The journal record of each request (see request-audit.h). */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "request-audit.h"
+#include "request-escape.h"
 #include "request-journal.h"
+#include "request-ratelimit.h"
 #include "log.h"
 #include "ops-table.h"
 #include "util.h"
@@ -49,7 +52,9 @@ static const char *namespace_of(json_object *params)
 	return "own";
 }
 
-/* The kernel's messages, "; "-joined, into buf. */
+/* The kernel's messages, "; "-joined, into buf: as they came, to be
+ * escaped with the rest (they echo parameters back).  Past size they are
+ * cut, which the escaped field's own bound is far below. */
 static const char *messages_of(json_object *p, char *buf, size_t size)
 {
 	json_object *a;
@@ -201,8 +206,12 @@ size_t audit_pending(void)
 	return n_queued - first;
 }
 
+static void budget_shutdown(void);
+
 void audit_shutdown(void)
 {
+	/* Its summaries are records: before the last flush. */
+	budget_shutdown();
 	/* A journal that takes nothing gets a while, not for ever: the stop
 	 * has a timeout of its own. */
 	for (int waited_ms = 0;; waited_ms += 100) {
@@ -318,7 +327,23 @@ static void read_comm(pid_t pid, char comm[static 32])
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd < 0 ? -1 : read(fd, comm, 31);
 	comm[n > 0 ? n : 0] = 0;
-	comm[strcspn(comm, "\n")] = 0;
+	/* Only the kernel's newline at the end: one in the name is the
+	 * caller's, shown escaped in the record. */
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = 0;
+}
+
+/* ---- caller input, escaped and bounded (request-escape.h) ------------------------ */
+
+typedef char MessageValue[AUDIT_MESSAGE_VALUE_MAX];
+
+/* A field that may carry a caller's text: escaped, bounded to max (at
+ * most AUDIT_FIELD_MAX), and only when it has a value. */
+static void add_text(JournalRecord *r, const char *key, const char *value, size_t max)
+{
+	char buf[AUDIT_FIELD_MAX];
+
+	add_set(r, key, escape_text(value, buf, MIN(max, sizeof(buf))));
 }
 
 /* What journalctl shows of a request, read as systemd's own lines are:
@@ -332,9 +357,11 @@ typedef struct RequestFacts {
 	uid_t uid;
 } RequestFacts;
 
-/* MESSAGE: what, where, who and how it ended, as a person reads it. */
+/* MESSAGE: what, where, who and how it ended, as a person reads it.  Every
+ * string in it is escaped: one line, whatever the caller sent. */
 static void request_message(char *buf, size_t size, const RequestFacts *f)
 {
+	MessageValue a, b;
 	size_t used = 0;
 
 #define PUT(...)                                                                           \
@@ -342,36 +369,151 @@ static void request_message(char *buf, size_t size, const RequestFacts *f)
 		int n_ = used < size ? snprintf(buf + used, size - used, __VA_ARGS__) : 0; \
 		used += n_ > 0 ? (size_t)n_ : 0;                                           \
 	} while (0)
-	PUT("%s", f->method);
+#define E(s, v) escape_text((s), (v), sizeof(v))
+	PUT("%s", E(f->method, a));
 	if (f->fstype)
-		PUT(" %s", f->fstype);
+		PUT(" %s", E(f->fstype, a));
 	if (f->source)
-		PUT(" %s", f->source);
+		PUT(" %s", E(f->source, a));
 	if (f->placed)
-		PUT(" on %s", f->placed);
+		PUT(" on %s", E(f->placed, a));
 	if (f->path)
-		PUT(" %s", f->path);
+		PUT(" %s", E(f->path, a));
 	if (f->from && f->to)
-		PUT(" %s to %s", f->from, f->to);
+		PUT(" %s to %s", E(f->from, a), E(f->to, b));
 	if (!streq(f->ns, "own"))
-		PUT(" in namespace %s", f->ns);
+		PUT(" in namespace %s", E(f->ns, a));
 	if (f->root)
-		PUT(" under %s", f->root);
-	PUT(" by uid %u (%s): %s", (unsigned)f->uid, f->comm[0] ? f->comm : "?",
-	    f->error ?: "done");
+		PUT(" under %s", E(f->root, a));
+	PUT(" by uid %u (%s): %s", (unsigned)f->uid, f->comm[0] ? E(f->comm, a) : "?",
+	    E(f->error ?: "done", b));
 	if (f->step)
-		PUT(" at %s", f->step);
+		PUT(" at %s", E(f->step, a));
 	if (f->errno_name)
-		PUT(": %s", f->errno_name);
+		PUT(": %s", E(f->errno_name, a));
 	if (f->reason && f->error)
-		PUT(": %s", f->reason);
+		PUT(": %s", E(f->reason, a));
+#undef E
 #undef PUT
 }
 
-void audit_request(const AuthCaller *caller, const char *method, json_object *parameters,
-		   const char *authorized_by, const char *error, json_object *error_parameters)
+/* ---- what each user makes the journal store -------------------------------------- */
+
+static RateTable *budget;
+static ReportPeriod budget_period;
+static char budget_description[64];
+
+/* Takes the record just filled by slot() back out. */
+static void unslot(JournalRecord *r)
 {
-	char comm[32], messages[1024], message[2048];
+	assert(r == &queue[n_queued - 1]);
+	journal_record_done(r);
+	n_queued--;
+}
+
+/* The record's bytes counted against the user: false once its budget is
+ * spent (the record is counted for the summary instead). */
+static bool budget_take(uid_t principal, size_t bytes)
+{
+	if (!budget)
+		return true;
+	if (rate_table_take_cost(budget, principal, bytes, report_period_now(&budget_period)) ==
+	    RATE_PASS)
+		return true;
+	/* The timer runs only while a summary is owed. */
+	report_period_start(&budget_period);
+	return false;
+}
+
+static void summarized_record(uid_t uid, uint64_t records, uint64_t bytes, void *userdata)
+{
+	JournalRecord *r = queue_next();
+
+	if (!r)
+		return;
+	if (uid == (uid_t)-1)
+		journal_record_addf(r, "MESSAGE",
+				    "%" PRIu64 " records (%" PRIu64
+				    " bytes) of users past the journal budget's table summarized",
+				    records, bytes);
+	else {
+		journal_record_addf(r, "MESSAGE",
+				    "%" PRIu64 " more records (%" PRIu64
+				    " bytes) of user %u summarized: past its journal budget (%s)",
+				    records, bytes, (unsigned)uid, budget_description);
+		journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)uid);
+	}
+	journal_record_add(r, "MESSAGE_ID", AUDIT_MESSAGE_ID_SUMMARIZED);
+	journal_record_addf(r, "PRIORITY", "%d", LOG_NOTICE);
+	journal_record_addf(r, "MOUNTD_SUMMARIZED_RECORDS", "%" PRIu64, records);
+	journal_record_addf(r, "MOUNTD_SUMMARIZED_BYTES", "%" PRIu64, bytes);
+	queued();
+}
+
+static void budget_report(uint64_t now)
+{
+	(void)rate_table_report(budget, now, summarized_record, NULL);
+}
+
+int audit_budget_setup(unsigned bytes, uint64_t interval_usec)
+{
+	int r;
+
+	if (!loop_event)
+		return -EINVAL;
+	if (bytes == 0)
+		return 0;
+	budget = rate_table_new_budget(bytes, interval_usec);
+	if (!budget)
+		return -ENOMEM;
+	snprintf(budget_description, sizeof(budget_description), "%u bytes per %g s", bytes,
+		 (double)interval_usec / 1e6);
+	r = report_period_setup(&budget_period, loop_event, AUDIT_BUDGET_REPORT_USEC,
+				budget_report);
+	if (r < 0)
+		budget = rate_table_free(budget);
+	return r;
+}
+
+static void budget_shutdown(void)
+{
+	report_period_end(&budget_period);
+	budget = rate_table_free(budget);
+}
+
+/* The fields of a request's record, each caller value bounded to max. */
+static void request_fields(JournalRecord *r, const AuthCaller *caller, const RequestFacts *f,
+			   const char *message, const char *messages, size_t max)
+{
+	journal_record_add(r, "MESSAGE", message);
+	journal_record_add(r, "MESSAGE_ID",
+			   is_refusal(f->error) ? AUDIT_MESSAGE_ID_REFUSED
+						: AUDIT_MESSAGE_ID_REQUEST);
+	journal_record_addf(r, "PRIORITY", "%d", f->error ? LOG_NOTICE : LOG_INFO);
+	journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
+	journal_record_addf(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
+	journal_record_addf(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
+	journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)caller->principal);
+	/* Every string below may be the caller's, or echo it. */
+	add_text(r, "MOUNTD_CALLER_COMM", f->comm, max);
+	add_text(r, "MOUNTD_METHOD", f->method, max);
+	add_text(r, "MOUNTD_FSTYPE", f->fstype, max);
+	add_text(r, "MOUNTD_SOURCE", f->source, max);
+	add_text(r, "MOUNTD_NAMESPACE", f->ns, max);
+	add_text(r, "MOUNTD_ROOT", f->root, max);
+	add_text(r, "MOUNTD_PATH", f->path ?: f->placed, max);
+	add_text(r, "MOUNTD_RESULT", f->error ?: "ok", max);
+	add_text(r, "MOUNTD_ERRNO", f->errno_name, max);
+	add_text(r, "MOUNTD_STEP", f->step, max);
+	add_text(r, "MOUNTD_POLICY", f->reason, max);
+	add_text(r, "MOUNTD_KERNEL_MESSAGES", messages, max);
+}
+
+void audit_request(const AuthCaller *caller, const char *method, bool changes,
+		   json_object *parameters, const char *authorized_by, const char *error,
+		   json_object *error_parameters)
+{
+	char comm[32], messages[2 * AUDIT_FIELD_MAX], message[4096];
 	RequestFacts f = {
 		.method = method,
 		.fstype = member(parameters, "fsType"),
@@ -402,26 +544,23 @@ void audit_request(const AuthCaller *caller, const char *method, json_object *pa
 	if (!r)
 		return;
 	request_message(message, sizeof(message), &f);
-	journal_record_add(r, "MESSAGE", message);
-	journal_record_add(r, "MESSAGE_ID",
-			   is_refusal(error) ? AUDIT_MESSAGE_ID_REFUSED : AUDIT_MESSAGE_ID_REQUEST);
-	journal_record_addf(r, "PRIORITY", "%d", error ? LOG_NOTICE : LOG_INFO);
-	journal_record_addf(r, "MOUNTD_CALLER_UID", "%u", (unsigned)caller->id.uid);
-	journal_record_addf(r, "MOUNTD_CALLER_GID", "%u", (unsigned)caller->id.gid);
-	journal_record_addf(r, "MOUNTD_CALLER_PID", "%d", (int)caller->pid);
-	journal_record_addf(r, "MOUNTD_CALLER_USER", "%u", (unsigned)caller->principal);
-	add_set(r, "MOUNTD_CALLER_COMM", comm);
-	journal_record_add(r, "MOUNTD_METHOD", method);
-	add_set(r, "MOUNTD_FSTYPE", f.fstype);
-	add_set(r, "MOUNTD_SOURCE", f.source);
-	journal_record_add(r, "MOUNTD_NAMESPACE", f.ns);
-	add_set(r, "MOUNTD_ROOT", f.root);
-	add_set(r, "MOUNTD_PATH", f.path ?: f.placed);
-	journal_record_add(r, "MOUNTD_RESULT", error ?: "ok");
-	add_set(r, "MOUNTD_ERRNO", f.errno_name);
-	add_set(r, "MOUNTD_STEP", f.step);
-	add_set(r, "MOUNTD_POLICY", f.reason);
-	add_set(r, "MOUNTD_KERNEL_MESSAGES", messages);
+	request_fields(r, caller, &f, message, messages, AUDIT_FIELD_MAX);
+	if (!r->broken && !error && changes && budget &&
+	    !rate_table_fits(budget, caller->principal, r->size,
+			     report_period_now(&budget_period))) {
+		/* A change that was made is never only counted: past the
+		 * budget it is recorded short, each value cut to what MESSAGE
+		 * keeps.  The call rate and what a change costs bound them. */
+		unslot(r);
+		r = queue_next();
+		if (!r)
+			return;
+		request_fields(r, caller, &f, message, messages, AUDIT_MESSAGE_VALUE_MAX);
+		journal_record_add(r, "MOUNTD_PAST_BUDGET", "1");
+	} else if (!r->broken && !budget_take(caller->principal, r->size)) {
+		unslot(r);
+		return;
+	}
 	queued();
 }
 

@@ -62,7 +62,7 @@ bool peer_log_line(PeerLog *l, uid_t uid, const char *line, uint64_t now)
 	return true;
 }
 
-static void note_uid(uid_t uid, uint64_t quiet, void *userdata)
+static void note_uid(uid_t uid, uint64_t quiet, uint64_t cost, void *userdata)
 {
 	PeerLog *l = userdata;
 
@@ -73,7 +73,7 @@ static void note_uid(uid_t uid, uint64_t quiet, void *userdata)
 	}
 }
 
-static void ignore_uid(uid_t uid, uint64_t quiet, void *userdata)
+static void ignore_uid(uid_t uid, uint64_t quiet, uint64_t cost, void *userdata)
 {
 }
 

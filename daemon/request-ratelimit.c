@@ -18,17 +18,21 @@ typedef struct RateEntry {
 	 * interval on, and a call is refused while it is more than the burst's
 	 * worth ahead of now. */
 	uint64_t tat;
-	uint64_t quiet; /* refusals not recorded yet */
-	bool noted;	/* this period's first refusal was recorded */
+	uint64_t quiet;	     /* refusals not recorded yet */
+	uint64_t quiet_cost; /* and what they would have cost */
+	bool noted;	     /* this period's first refusal was recorded */
 } RateEntry;
 
 struct RateTable {
 	unsigned burst;
-	uint64_t emission_usec;	 /* interval / burst */
+	uint64_t interval_usec;
+	uint64_t emission_usec;	 /* interval / burst: what a cost of 1 moves tat */
 	uint64_t tolerance_usec; /* (burst - 1) emission intervals */
+	uint64_t capacity_usec;	 /* how far ahead of now tat may be after a take */
+	bool budget;		 /* rate_table_new_budget(): every refusal quiet */
 	RateEntry *heads[RATE_HEADS];
 	size_t n;
-	uint64_t overflow; /* quiet refusals of uids the table had no room for */
+	uint64_t overflow, overflow_cost; /* quiet refusals of uids the table had no room for */
 };
 
 RateTable *rate_table_new(unsigned burst, uint64_t interval_usec)
@@ -38,10 +42,25 @@ RateTable *rate_table_new(unsigned burst, uint64_t interval_usec)
 	if (!t)
 		return NULL;
 	t->burst = burst;
+	t->interval_usec = interval_usec;
 	if (burst > 0) {
 		t->emission_usec = MAX(interval_usec / burst, 1ULL);
 		t->tolerance_usec = t->emission_usec * (burst - 1);
+		t->capacity_usec = t->tolerance_usec + t->emission_usec;
 	}
+	return t;
+}
+
+RateTable *rate_table_new_budget(unsigned budget, uint64_t interval_usec)
+{
+	RateTable *t = rate_table_new(budget, interval_usec);
+
+	if (!t)
+		return NULL;
+	t->budget = true;
+	/* Costs are large (bytes): their share of the interval is computed
+	 * exactly, and the whole interval is the budget. */
+	t->capacity_usec = interval_usec;
 	return t;
 }
 
@@ -101,7 +120,36 @@ static RateEntry *entry_get(RateTable *t, uid_t uid, uint64_t now)
 	return e;
 }
 
-RateVerdict rate_table_take(RateTable *t, uid_t uid, uint64_t now)
+/* What a take of cost moves tat on, or UINT64_MAX for more than any
+ * budget holds. */
+static uint64_t cost_usec(const RateTable *t, uint64_t cost)
+{
+	if (!t->budget)
+		return t->emission_usec * cost; /* 1: calls */
+	if (cost > UINT64_MAX / t->interval_usec)
+		return UINT64_MAX;
+	return cost * t->interval_usec / t->burst;
+}
+
+/* Whether a take of cost fits a uid whose tat is tat. */
+static bool fits(const RateTable *t, uint64_t tat, uint64_t cost, uint64_t now)
+{
+	uint64_t need = cost_usec(t, cost);
+
+	return need <= t->capacity_usec && MAX(tat, now) - now <= t->capacity_usec - need;
+}
+
+bool rate_table_fits(RateTable *t, uid_t uid, uint64_t cost, uint64_t now)
+{
+	if (!t || t->burst == 0 || uid == 0)
+		return true;
+	for (RateEntry *e = t->heads[uid % RATE_HEADS]; e; e = e->next)
+		if (e->uid == uid)
+			return fits(t, e->tat, cost, now);
+	return fits(t, now, cost, now);
+}
+
+RateVerdict rate_table_take_cost(RateTable *t, uid_t uid, uint64_t cost, uint64_t now)
 {
 	RateEntry *e;
 
@@ -112,22 +160,29 @@ RateVerdict rate_table_take(RateTable *t, uid_t uid, uint64_t now)
 		/* No room (or memory) to tell this uid apart: refuse, and
 		 * count it where the report finds it. */
 		t->overflow++;
+		t->overflow_cost += cost;
 		return RATE_REFUSE_QUIETLY;
 	}
-	if (e->tat > now + t->tolerance_usec) {
-		if (e->noted) {
+	if (!fits(t, e->tat, cost, now)) {
+		if (e->noted || t->budget) {
 			e->quiet++;
+			e->quiet_cost += cost;
 			return RATE_REFUSE_QUIETLY;
 		}
 		e->noted = true;
 		return RATE_REFUSE;
 	}
-	e->tat = MAX(e->tat, now) + t->emission_usec;
+	e->tat = MAX(e->tat, now) + cost_usec(t, cost);
 	return RATE_PASS;
 }
 
+RateVerdict rate_table_take(RateTable *t, uid_t uid, uint64_t now)
+{
+	return rate_table_take_cost(t, uid, 1, now);
+}
+
 size_t rate_table_report(RateTable *t, uint64_t now,
-			 void (*report)(uid_t uid, uint64_t refused, void *userdata),
+			 void (*report)(uid_t uid, uint64_t refused, uint64_t cost, void *userdata),
 			 void *userdata)
 {
 	if (!t)
@@ -135,13 +190,13 @@ size_t rate_table_report(RateTable *t, uint64_t now,
 	for (size_t h = 0; h < RATE_HEADS; h++)
 		for (RateEntry *e = t->heads[h]; e; e = e->next) {
 			if (e->quiet > 0)
-				report(e->uid, e->quiet, userdata);
-			e->quiet = 0;
+				report(e->uid, e->quiet, e->quiet_cost, userdata);
+			e->quiet = e->quiet_cost = 0;
 			e->noted = false;
 		}
 	if (t->overflow > 0)
-		report((uid_t)-1, t->overflow, userdata);
-	t->overflow = 0;
+		report((uid_t)-1, t->overflow, t->overflow_cost, userdata);
+	t->overflow = t->overflow_cost = 0;
 	sweep(t, now);
 	return t->n;
 }
@@ -204,7 +259,7 @@ static RateTable *table;
 static ReportPeriod period;
 static char description[64];
 
-static void report_to_audit(uid_t uid, uint64_t refused, void *userdata)
+static void report_to_audit(uid_t uid, uint64_t refused, uint64_t cost, void *userdata)
 {
 	audit_rate_limited(uid, refused, description);
 }

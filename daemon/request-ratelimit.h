@@ -45,13 +45,22 @@ typedef struct RateTable RateTable;
 
 /* burst 0: no limit. */
 RateTable *rate_table_new(unsigned burst, uint64_t interval_usec);
+/* The same shape for amounts (bytes a uid makes the journal store,
+ * request-audit.c): each take costs what it says, budget per interval at
+ * most, and every refusal is quiet (counted with its cost for the report,
+ * none recorded in full). */
+RateTable *rate_table_new_budget(unsigned budget, uint64_t interval_usec);
 RateTable *rate_table_free(RateTable *t);
 RateVerdict rate_table_take(RateTable *t, uid_t uid, uint64_t now_usec);
-/* The end of a report period: report(uid, n) for each uid with quiet
- * refusals, forget uids whose burst is whole again.  Returns the uids
- * still remembered. */
+/* A take that costs cost (rate_table_take(): 1). */
+RateVerdict rate_table_take_cost(RateTable *t, uid_t uid, uint64_t cost, uint64_t now_usec);
+/* Whether such a take would pass now; takes and counts nothing. */
+bool rate_table_fits(RateTable *t, uid_t uid, uint64_t cost, uint64_t now_usec);
+/* The end of a report period: report(uid, n, cost) for each uid with quiet
+ * refusals (cost: theirs added up), forget uids whose burst is whole
+ * again.  Returns the uids still remembered. */
 size_t rate_table_report(RateTable *t, uint64_t now_usec,
-			 void (*report)(uid_t uid, uint64_t refused, void *userdata),
+			 void (*report)(uid_t uid, uint64_t refused, uint64_t cost, void *userdata),
 			 void *userdata);
 
 /* The end of a report period on an event loop's monotonic clock: off

@@ -49,8 +49,8 @@ static unsigned n_starting;
 static void answer(const RequestCall *c, RequestAnswer *a)
 {
 	/* Before done(), which may take the answer's parameters. */
-	audit_request(&c->caller, c->method ? c->method->name : "?", c->parameters,
-		      c->authorized_by, a->error, a->error ? a->parameters : NULL);
+	audit_request(&c->caller, c->method ? c->method->name : "?", c->method && !c->method->reads,
+		      c->parameters, c->authorized_by, a->error, a->error ? a->parameters : NULL);
 	c->done(a, c->userdata);
 	request_answer_done(a);
 	/* Given later (a worker's, polkit's), the answer is out when done()

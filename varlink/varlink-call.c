@@ -510,7 +510,10 @@ const char *varlink_call_get_peer_comm(VarlinkCall *c)
 		fd = conn->ucred.pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -EBADF;
 		n = fd >= 0 ? read(fd, conn->peer_comm, sizeof(conn->peer_comm) - 1) : -1;
 		conn->peer_comm[n > 0 ? n : 0] = 0;
-		conn->peer_comm[strcspn(conn->peer_comm, "\n")] = 0;
+		/* Only the kernel's newline at the end: a newline in the
+		 * name itself is the peer's, for the caller to escape. */
+		if (n > 0 && conn->peer_comm[n - 1] == '\n')
+			conn->peer_comm[n - 1] = 0;
 		conn->peer_comm_read = true;
 	}
 	return conn->peer_comm;

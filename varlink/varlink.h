@@ -250,7 +250,7 @@ uid_t varlink_call_get_peer_principal(VarlinkCall *c);
 int varlink_call_get_peer_groups(VarlinkCall *c, gid_t **ret, size_t *ret_n);
 /* The peer's comm (/proc/PID/comm of the process that connected), read at
  * the connection's first ask and kept: "" when it could not be read.
- * Valid while c is. */
+ * The peer chose it: any byte but NUL, a newline too.  Valid while c is. */
 const char *varlink_call_get_peer_comm(VarlinkCall *c);
 
 VarlinkCall *varlink_call_ref(VarlinkCall *c);

@@ -697,6 +697,121 @@ check_output "  and still not root's tmpfs whose root directory is its own: EPER
 check_output "  whose size is as root set it" 'size=1024k' findmnt -n -o FS-OPTIONS /run/user-test
 check_output "root is still served" '"attribute"' \
 	varlinkctl call --json=short $SOCK io.mountd.Mount.Info '{"path":"/"}'
+# --- issue 48 class 8: the audit trail.  What a caller chose reaches the
+# journal escaped and bounded (daemon/request-escape.c): a newline in a path,
+# in a D-Bus argument or in its own comm does not start a line of its own in
+# `journalctl -o cat`, nor does an ESC reach the reader's terminal.  And the
+# bytes a user's records take are counted against that user: past its budget
+# (1 MiB per 10 s) its records are counted into a summary, root's never, so a
+# flood of large refused calls cannot rotate root's records out.
+journalctl --sync
+audit_cursor=$(journalctl -q -n 0 --show-cursor | sed -n 's/^-- cursor: //p')
+audit_start=$(date +%s)
+audit_since() { journalctl --sync; journalctl -q --after-cursor="$audit_cursor" _PID=$mountd "$@"; }
+export audit_cursor
+export -f audit_since
+user_calls=0
+forged='Info / by uid 0 (mountctl): done'
+vdenied Info "{\"path\":\"/tmp/audit-v\\nforged-v $forged\"}" >/dev/null
+user_calls=$((user_calls + 1))
+bus Info 'sa{sv}' "/tmp/audit-b
+forged-b $forged" 0 >/dev/null
+user_calls=$((user_calls + 1))
+# comm is the name the program was run by: a symlink's, newline and all.
+forged_comm=$'/tmp/a\nForged: root'
+ln -sf "$(command -v varlinkctl)" "$forged_comm"
+as_user "$forged_comm" call $SOCK io.mountd.Mount.Info '{"path":"/tmp/audit-comm"}' >/dev/null 2>&1
+user_calls=$((user_calls + 1))
+rm -f "$forged_comm"
+# (sent by python: varlinkctl did not send this one in the guest)
+user_varlink io.mountd.Mount.Info '{"path":"/tmp/audit-esc\u001b[2J\u001b]0;owned\u0007\r\u2028x"}' \
+	>/dev/null 2>&1
+user_calls=$((user_calls + 1))
+check_fails "a forged line is no line of its own in journalctl -o cat (varlink, D-Bus, comm)" \
+	bash -c "audit_since -o cat | grep -E '^(forged-|Forged: root)'"
+check_output "  the user's records are there, each newline shown as \\n" '^3$' \
+	bash -c "audit_since -o cat | grep -cF -e '\\nforged-v $forged' -e '\\nforged-b $forged' -e '(a\\nForged: root)'"
+check_output "  as many lines as records: every record is one line" '^ok$' \
+	bash -c "n=\$(audit_since -o json | wc -l); l=\$(audit_since -o cat | wc -l);
+		[ \$n -ge $user_calls ] && [ \$n = \$l ] && echo ok || echo \"\$n records, \$l lines\""
+check_fails "  no ESC, BEL or CR reaches the reader" \
+	bash -c "audit_since -o cat | grep -qP '[\\x1b\\x07\\r]' && audit_since -o cat | cat -A | grep audit-esc"
+check_output "  they are shown escaped, in MESSAGE and MOUNTD_PATH alike" \
+	'^/tmp/audit-esc\\x1b\[2J\\x1b\]0;owned\\x07\\r\\u2028x$' \
+	bash -c "audit_since -o json MOUNTD_CALLER_USER=$USER_ID | fields MOUNTD_PATH | grep audit-esc &&
+		audit_since -o cat | grep -qF '/tmp/audit-esc\\x1b[2J'"
+
+# Root's record before the flood, and one made after the user's budget is spent.
+varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/tmp/audit-root-before"}' >/dev/null 2>&1
+as_user python3 - 300 >"$work/flood" 2>&1 <<'PY'
+# Refused Creates of 180 KB: a 150 KB mount point, and a filesystem type,
+# source and namespace root of 8 KB, all forged.
+import json, socket, sys
+n = int(sys.argv[1])
+forged = "\nInfo / by uid 0 (mountctl): done\n"
+call = {"method": "io.mountd.Mount.Create", "parameters": {
+    "fsType": "t" * 8192 + forged, "source": "s" * 8192 + forged,
+    "placement": {"path": "/tmp/flood/" + "p" * 150000 + forged,
+                  "namespace": {"root": "/" + "r" * 8192 + forged}}}}
+msg = json.dumps(call).encode() + b"\0"
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect("/run/mountd/io.mountd.Mount")
+buf, errors = b"", 0
+for _ in range(n):
+    s.sendall(msg)
+    while b"\0" not in buf:
+        buf += s.recv(65536)
+    reply, _, buf = buf.partition(b"\0")
+    errors += "error" in json.loads(reply)
+print("calls=%d errors=%d bytes=%d" % (n, errors, n * len(msg)))
+PY
+audit_secs=$(($(date +%s) - audit_start))
+user_calls=$((user_calls + 300))
+sed 's/^/# /' "$work/flood"
+varlinkctl call $SOCK io.mountd.Mount.Info '{"path":"/tmp/audit-root-after"}' >/dev/null 2>&1
+# A change right after the flood, its budget spent: recorded all the same.
+mkdir -p $H/audit-t && chown $USER_ID:$USER_ID $H/audit-t
+vcall Create "{\"fsType\":\"tmpfs\",\"placement\":{\"path\":\"$H/audit-t\"}}" >"$work/audit-t" 2>&1
+vcall Unmount "{\"path\":\"$H/audit-t\"}" >>"$work/audit-t" 2>&1
+user_calls=$((user_calls + 2))
+check_output "a user floods 300 refused calls of 180 KB: all answered, none done" \
+	'^calls=300 errors=300 ' cat "$work/flood"
+check_output "  a change the user makes right after it is recorded: Create, Unmount" '^2$' \
+	bash -c "grep -q mountId $work/audit-t && audit_since -o json MOUNTD_CALLER_USER=$USER_ID MOUNTD_PATH=$H/audit-t |
+		fields MOUNTD_METHOD MOUNTD_PATH MOUNTD_RESULT MOUNTD_PAST_BUDGET |
+		grep -cE '^(Create|Unmount) $H/audit-t ok( 1)? *\$'"
+# What mountd had the journal store for the user: each field as it sent it.
+user_bytes() {
+	audit_since -o json MOUNTD_CALLER_USER=$USER_ID MESSAGE_ID=$REQUEST_ID MESSAGE_ID=$REFUSED_ID |
+		python3 -c 'import json,sys
+n = b = 0
+for l in sys.stdin:
+    r = json.loads(l); n += 1
+    b += sum(len(k) + len(str(v)) + 2 for k, v in r.items() if not k.startswith("_"))
+print(n, b)'
+}
+export -f user_bytes
+check_output "  the user's records took at most its budget over these $audit_secs s" '^ok' \
+	bash -c "read n b < <(user_bytes); max=\$((1048576 + ($audit_secs + 2) * 104858));
+		[ \$b -le \$max ] && [ \$n -lt $user_calls ] && echo ok \$n records \$b bytes ||
+		echo \$n records \$b bytes, at most \$max"
+summarized() {
+	audit_since -o json MESSAGE_ID=031ac9eb2d5b4faa9aece7471cf6248d MOUNTD_CALLER_USER=$USER_ID |
+		python3 -c 'import json,sys; print(sum(int(json.loads(l)["MOUNTD_SUMMARIZED_RECORDS"]) for l in sys.stdin))'
+}
+export -f summarized
+check "  the rest are counted in a summary (within one report period)" \
+	wait_for 25 bash -c '[ "$(summarized)" -gt 0 ]'
+# A flood longer than a report period has a summary per period: the last
+# comes one period after the flood.
+wait_for 25 bash -c "read n b < <(user_bytes); [ \$((n + \$(summarized))) = $user_calls ]"
+check_output "  every call of the user's is a record or counted: $user_calls" "^$user_calls\$" \
+	bash -c 'read n b < <(user_bytes); echo $((n + $(summarized)))'
+check_output "  root's record from before the flood is still there" '^1$' \
+	bash -c "journalctl --sync; journalctl -q -o cat _PID=$mountd MOUNTD_CALLER_UID=0 MOUNTD_PATH=/tmp/audit-root-before | wc -l"
+check_output "  and root's after it is recorded in full: root's records are never summarized" \
+	'^Info /tmp/audit-root-after by uid 0 \(varlinkctl\): ' \
+	audit_since -o cat MOUNTD_CALLER_UID=0 MOUNTD_PATH=/tmp/audit-root-after
 for m in $H/m1 $H/m2 $H/m3 $H/m4 $H/t; do
 	mountpoint -q $m && vcall Unmount "{\"path\":\"$m\"}" >/dev/null
 done

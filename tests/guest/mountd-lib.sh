@@ -107,7 +107,7 @@ start_unit_mountd() {
 				: >/run/mountd-test-policy
 			echo "Environment=MOUNTD_POLICY=/run/mountd-test-policy"
 		fi
-		for v in $(compgen -e | grep -E '^MOUNTD_(RATE_LIMIT_|WORKER_IDLE_SEC|DEVICES_PER_USER)'); do
+		for v in $(compgen -e | grep -E '^MOUNTD_(RATE_LIMIT_|WORKER_IDLE_SEC|DEVICES_PER_USER|JOURNAL_BUDGET_)'); do
 			echo "Environment=$v=${!v}"
 		done
 	} >"$UNIT_DROPIN"

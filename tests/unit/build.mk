@@ -29,7 +29,7 @@ $(B)/tests/unit/test-executor: $(B)/daemon/executor.o $(B)/daemon/executor-messa
 # for the journal, a full table
 UNIT_TESTS += $(B)/tests/unit/test-ratelimit
 $(B)/tests/unit/test-ratelimit: $(B)/daemon/request-ratelimit.o $(B)/daemon/request-audit.o \
-		$(B)/daemon/request-journal.o
+		$(B)/daemon/request-journal.o $(B)/daemon/request-escape.o
 
 # who answers for a process: subuids, root's containers, nesting, gone
 UNIT_TESTS += $(B)/tests/unit/test-principal
@@ -53,12 +53,19 @@ $(B)/tests/unit/test-scm-rights:
 # warnings about peers: per uid, in all, root's, the line counting the rest
 UNIT_TESTS += $(B)/tests/unit/test-peerlog
 $(B)/tests/unit/test-peerlog: $(B)/daemon/request-peerlog.o $(B)/daemon/request-ratelimit.o \
-		$(B)/daemon/request-audit.o $(B)/daemon/request-journal.o
+		$(B)/daemon/request-audit.o $(B)/daemon/request-journal.o $(B)/daemon/request-escape.o
 
 # daemon/request-journal.c and the audit queue: the native format, a journal that
-# reads nothing (no call waits, a bounded backlog, the rest counted), shutdown
+# reads nothing (no call waits, a bounded backlog, the rest counted), shutdown;
+# a record of a caller's forged and oversized input, each user's byte budget
 UNIT_TESTS += $(B)/tests/unit/test-journal
-$(B)/tests/unit/test-journal: $(B)/daemon/request-audit.o $(B)/daemon/request-journal.o
+$(B)/tests/unit/test-journal: $(B)/daemon/request-audit.o $(B)/daemon/request-journal.o \
+		$(B)/daemon/request-ratelimit.o $(B)/daemon/request-escape.o
+
+# daemon/request-escape.c: control characters, invalid UTF-8, invisible
+# formatting, the bound and its marker
+UNIT_TESTS += $(B)/tests/unit/test-escape
+$(B)/tests/unit/test-escape: $(B)/daemon/request-escape.o
 
 # shared/fs-probe.c: a file's filesystem type, and why there is none
 UNIT_TESTS += $(B)/tests/unit/test-fs-probe

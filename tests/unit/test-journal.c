@@ -169,6 +169,236 @@ static void test_stalled(void)
 	sd_event_unref(e);
 }
 
+typedef void (*EachRecord)(const char *rec, size_t n, void *userdata);
+
+/* The datagrams waiting now, passed to each(). */
+static void drain_now(int j, EachRecord each, void *userdata)
+{
+	static char buf[256 * 1024];
+	ssize_t n;
+
+	while ((n = recv(j, buf, sizeof(buf) - 1, MSG_DONTWAIT)) >= 0) {
+		buf[n] = 0;
+		each(buf, (size_t)n, userdata);
+	}
+}
+
+/* Every datagram the journal gets until none came for 300 ms, passed to
+ * each(); the loop e (if any) run meanwhile. */
+static size_t drain(int j, sd_event *e, void (*each)(const char *rec, size_t n, void *userdata),
+		    void *userdata)
+{
+	static char buf[256 * 1024];
+	size_t got = 0;
+
+	for (uint64_t idle_since = now_ms(); now_ms() - idle_since < 300;) {
+		ssize_t n = recv(j, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (e)
+				(void)sd_event_run(e, 20 * 1000);
+			else
+				usleep(20 * 1000);
+			continue;
+		}
+		idle_since = now_ms();
+		buf[n] = 0;
+		each(buf, (size_t)n, userdata);
+		got++;
+	}
+	return got;
+}
+
+typedef struct Forged {
+	size_t size, lines, plain_lines, controls;
+	char message[8192], path[8192], ns[8192], comm[256], messages[8192], fstype[1024];
+} Forged;
+
+static void take_forged(const char *rec, size_t n, void *userdata)
+{
+	Forged *f = userdata;
+
+	f->size = n;
+	/* A value with a newline goes binary-safe: "KEY\n" and a length, a
+	 * line without "=".  Each line a KEY=value: no value has one. */
+	for (const char *l = rec; l < rec + n; l = strchr(l, '\n') + 1) {
+		f->lines++;
+		f->plain_lines += memchr(l, '=', strcspn(l, "\n")) != NULL;
+		if (!strchr(l, '\n'))
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		f->controls += (rec[i] < 0x20 && rec[i] != '\n') || rec[i] == 0x7f;
+	field(rec, "MESSAGE", f->message, sizeof(f->message));
+	field(rec, "MOUNTD_PATH", f->path, sizeof(f->path));
+	field(rec, "MOUNTD_NAMESPACE", f->ns, sizeof(f->ns));
+	field(rec, "MOUNTD_CALLER_COMM", f->comm, sizeof(f->comm));
+	field(rec, "MOUNTD_KERNEL_MESSAGES", f->messages, sizeof(f->messages));
+	field(rec, "MOUNTD_FSTYPE", f->fstype, sizeof(f->fstype));
+}
+
+/* A string of n bytes: prefix, then 'x'. */
+static char *long_string(const char *prefix, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (!s)
+		exit(1);
+	memset(s, 'x', n);
+	memcpy(s, prefix, strlen(prefix));
+	s[n] = 0;
+	return s;
+}
+
+/* A caller's request at its worst: every value it chose forged (newlines,
+ * ESC, invalid UTF-8) and 150 KiB long, the kernel echoing it back. */
+static void test_forged(void)
+{
+	_cleanup_close_ int j = bind_journal();
+	_cleanup_free_ char *forged =
+		long_string("/a\nDec  7 by uid 0 (mountctl): done\n", 150 * 1024);
+	_cleanup_free_ char *junk = long_string("\x1b[2J\xff\xc0\xaf\r", 150 * 1024);
+	json_object *params = json_object_new_object(), *placement = json_object_new_object(),
+		    *ns = json_object_new_object(), *err = json_object_new_object(),
+		    *msgs = json_object_new_array(), *msg = json_object_new_object();
+	AuthCaller caller = {
+		.id = {.uid = 1000, .gid = 1000}, .pid = 1, .principal = 1000, .comm = "x\ny\x1b"};
+	Forged f = {};
+
+	json_object_object_add(params, "fsType", json_object_new_string(junk));
+	json_object_object_add(params, "source", json_object_new_string(junk));
+	json_object_object_add(ns, "pid", json_object_new_int(1));
+	json_object_object_add(ns, "root", json_object_new_string(forged));
+	json_object_object_add(ns, "x", json_object_new_string(junk));
+	json_object_object_add(placement, "namespace", ns);
+	json_object_object_add(placement, "path", json_object_new_string(forged));
+	json_object_object_add(params, "placement", placement);
+	json_object_object_add(err, "reason", json_object_new_string(forged));
+	json_object_object_add(err, "step", json_object_new_string(junk));
+	json_object_object_add(msg, "text", json_object_new_string(forged));
+	json_object_array_add(msgs, msg);
+	json_object_array_add(msgs, json_object_get(msg));
+	json_object_object_add(err, "messages", msgs);
+
+	/* No event loop: sent at once. */
+	audit_request(&caller, "Create", true, params, NULL, "io.mountd.Mount.PermissionDenied",
+		      err);
+	ok(drain(j, NULL, take_forged, &f) == 1, "one record");
+	ok(f.lines > 10 && f.lines == f.plain_lines,
+	   "every field a KEY=value line: no value holds a newline (%zu of %zu)", f.plain_lines,
+	   f.lines);
+	ok(f.controls == 0, "no control character or DEL anywhere in the record");
+	ok(f.size < 40 * 1024, "the record of 150 KiB values x 8 is bounded: %zu bytes", f.size);
+	ok(strlen(f.message) < 4096 && startswith(f.message, "Create \\x1b[2J\\xff") &&
+		   strstr(f.message, " on /a\\nDec  7 by uid 0 (mountctl): done\\nxxx") &&
+		   strstr(f.message, "by uid 1000 (x\\ny\\x1b): io.mountd.Mount.PermissionDenied"),
+	   "MESSAGE: one line, the forged one shown escaped, the real caller after it: %.120s...",
+	   f.message);
+	ok(strlen(f.path) <= 4095 && startswith(f.path, "/a\\nDec") &&
+		   strstr(f.path, "...[+") != NULL,
+	   "MOUNTD_PATH: escaped, bounded, the cut marked (%zu bytes)", strlen(f.path));
+	ok(strlen(f.ns) <= 4095 && strstr(f.ns, "...[+") != NULL && !strchr(f.ns, 0x1b),
+	   "MOUNTD_NAMESPACE (the caller's JSON): bounded, escaped (%zu bytes)", strlen(f.ns));
+	ok(streq(f.comm, "x\\ny\\x1b"), "MOUNTD_CALLER_COMM escaped: %s", f.comm);
+	ok(strlen(f.messages) <= 4095 && startswith(f.messages, "/a\\nDec"),
+	   "MOUNTD_KERNEL_MESSAGES (echoing the path): escaped, bounded");
+	ok(startswith(f.fstype, "\\x1b[2J\\xff\\xc0\\xaf\\rxxx"),
+	   "MOUNTD_FSTYPE: ESC, invalid UTF-8 and CR escaped: %.30s", f.fstype);
+	json_object_put(params);
+	json_object_put(err);
+}
+
+typedef struct Budgeted {
+	size_t user_records, user_bytes, root_records, summaries, past_budget;
+	uint64_t summarized, summarized_bytes;
+	char past_budget_path[8192], past_budget_result[64];
+} Budgeted;
+
+static void take_budgeted(const char *rec, size_t n, void *userdata)
+{
+	Budgeted *b = userdata;
+	char v[64];
+
+	if (streq(field(rec, "MESSAGE_ID", v, sizeof(v)), AUDIT_MESSAGE_ID_SUMMARIZED)) {
+		b->summaries++;
+		if (streq(field(rec, "MOUNTD_CALLER_USER", v, sizeof(v)), "1000")) {
+			b->summarized += strtoull(
+				field(rec, "MOUNTD_SUMMARIZED_RECORDS", v, sizeof(v)), NULL, 10);
+			b->summarized_bytes += strtoull(
+				field(rec, "MOUNTD_SUMMARIZED_BYTES", v, sizeof(v)), NULL, 10);
+		}
+	} else if (*field(rec, "MOUNTD_PAST_BUDGET", v, sizeof(v))) {
+		b->past_budget++;
+		field(rec, "MOUNTD_PATH", b->past_budget_path, sizeof(b->past_budget_path));
+		field(rec, "MOUNTD_RESULT", b->past_budget_result, sizeof(b->past_budget_result));
+	} else if (streq(field(rec, "MOUNTD_CALLER_USER", v, sizeof(v)), "1000")) {
+		b->user_records++;
+		b->user_bytes += n;
+	} else if (streq(v, "0"))
+		b->root_records++;
+}
+
+/* A user's large refused calls, root's among them: the user's bytes stay
+ * within its budget, the rest counted in a summary; root's all arrive.  A
+ * change the user makes past its budget is recorded all the same, short. */
+static void test_budget(void)
+{
+	_cleanup_close_ int j = bind_journal();
+	_cleanup_free_ char *long_path = long_string("/flood/", 3000);
+	AuthCaller user = {.id = {.uid = 1001, .gid = 1001},
+			   .pid = 1,
+			   .principal = 1000,
+			   .comm = "flood"},
+		   root = {.pid = 1, .comm = "mountctl"};
+	json_object *params = json_object_new_object();
+	Budgeted b = {};
+	sd_event *e = NULL;
+
+	json_object_object_add(params, "path", json_object_new_string(long_path));
+	if (sd_event_new(&e) < 0 || audit_setup(e, path) < 0 ||
+	    audit_budget_setup(64 * 1024, 10 * 1000 * 1000) < 0) {
+		ok(false, "audit_setup");
+		return;
+	}
+	for (int i = 0; i < 200; i++) {
+		audit_request(&user, "Info", false, params, NULL,
+			      "io.mountd.Mount.PermissionDenied", NULL);
+		if (i % 2 == 0)
+			audit_request(&root, "Info", false, params, NULL, NULL, NULL);
+		(void)sd_event_run(e, 0);
+		drain_now(j, take_budgeted, &b);
+	}
+	(void)drain(j, e, take_budgeted, &b);
+	ok(b.root_records == 100, "root's 100 records all arrive (%zu)", b.root_records);
+	ok(b.user_records > 0 && b.user_bytes <= 64 * 1024,
+	   "the user's: %zu records, %zu bytes, within its budget of 65536", b.user_records,
+	   b.user_bytes);
+	ok(b.summaries == 0, "no summary before the report period ends");
+	ok(b.past_budget == 0, "no record of a change past the budget: none was made");
+
+	/* Past its budget, a read that succeeded is counted; a change that
+	 * was made is recorded, short. */
+	audit_request(&user, "Info", false, params, NULL, NULL, NULL);
+	audit_request(&user, "Create", true, params, NULL, NULL, NULL);
+	audit_request(&user, "Create", true, params, NULL, "io.mountd.Mount.PermissionDenied",
+		      NULL);
+	(void)drain(j, e, take_budgeted, &b);
+	ok(b.past_budget == 1 && streq(b.past_budget_result, "ok") &&
+		   strlen(b.past_budget_path) < AUDIT_MESSAGE_VALUE_MAX &&
+		   startswith(b.past_budget_path, "/flood/xxx"),
+	   "the Create that was made is recorded past the budget, its path cut short (%zu "
+	   "bytes)",
+	   strlen(b.past_budget_path));
+	audit_shutdown();
+	(void)drain(j, NULL, take_budgeted, &b);
+	ok(b.summaries == 1 && b.summarized == 202 - b.user_records &&
+		   b.summarized_bytes > (202 - b.user_records) * 3000,
+	   "then one summary counts the user's other %" PRIu64 " records, %" PRIu64 " bytes",
+	   b.summarized, b.summarized_bytes);
+	json_object_put(params);
+	sd_event_unref(e);
+}
+
 static void test_no_journal(void)
 {
 	sd_event *e = NULL;
@@ -192,6 +422,8 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/socket", dir);
 	test_format();
 	test_stalled();
+	test_forged();
+	test_budget();
 	test_no_journal();
 	(void)unlink(path);
 	(void)rmdir(dir);

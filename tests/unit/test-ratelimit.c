@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* daemon/request-ratelimit.c: each non-root uid's call rate, and what its refusals
  * leave for the journal.  The clock is the test's. */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "request-ratelimit.h"
@@ -11,17 +12,18 @@
 
 typedef struct Reported {
 	uid_t uid[8];
-	uint64_t refused[8];
+	uint64_t refused[8], cost[8];
 	size_t n;
 } Reported;
 
-static void on_report(uid_t uid, uint64_t refused, void *userdata)
+static void on_report(uid_t uid, uint64_t refused, uint64_t cost, void *userdata)
 {
 	Reported *r = userdata;
 
 	if (r->n < ELEMENTSOF(r->uid)) {
 		r->uid[r->n] = uid;
 		r->refused[r->n] = refused;
+		r->cost[r->n] = cost;
 	}
 	r->n++;
 }
@@ -120,11 +122,63 @@ static void test_table_full(void)
 	t = rate_table_free(t);
 }
 
+/* A byte budget (what each user makes the journal store, request-audit.c):
+ * costs add up to the budget per interval, every refusal is quiet and
+ * reported with its bytes, root is not counted. */
+static void test_budget(void)
+{
+	RateTable *t = rate_table_new_budget(100000, 10 * SEC);
+	uint64_t now = 100 * SEC, passed = 0, refused = 0, loud = 0;
+	Reported rep = {};
+	unsigned v[3];
+
+	for (int i = 0; i < 50; i++) {
+		RateVerdict r = rate_table_take_cost(t, 1000, 5000, now);
+
+		passed += r == RATE_PASS ? 5000 : 0;
+		refused += r == RATE_REFUSE_QUIETLY;
+		loud += r == RATE_REFUSE;
+	}
+	ok(passed == 100000 && refused == 30 && loud == 0,
+	   "50 records of 5000 bytes at once: 100000 bytes pass, 30 records counted, none "
+	   "recorded in full (%" PRIu64 ", %" PRIu64 ", %" PRIu64 ")",
+	   passed, refused, loud);
+	ok(rate_table_take_cost(t, 1000, 1, now) == RATE_REFUSE_QUIETLY,
+	   "not one byte more in that instant");
+	ok(rate_table_take_cost(t, 1001, 100000, now) == RATE_PASS,
+	   "another user at the same instant: its own whole budget");
+	ok(rate_table_take_cost(t, 0, 100ULL * 1000 * 1000, now) == RATE_PASS,
+	   "root: not counted (100 MB)");
+	ok(rate_table_take_cost(t, 1000, 5000, now + SEC / 4) == RATE_REFUSE_QUIETLY &&
+		   rate_table_take_cost(t, 1000, 5000, now + SEC / 2) == RATE_PASS &&
+		   rate_table_take_cost(t, 1000, 5000, now + SEC / 2) == RATE_REFUSE_QUIETLY,
+	   "refilled at the budget per interval: 5000 bytes after 0.5 s, not 10000");
+	ok(rate_table_take_cost(t, 1002, 100001, now) == RATE_REFUSE_QUIETLY,
+	   "a record larger than the whole budget never passes");
+	ok(!rate_table_fits(t, 1000, 5000, now + SEC / 2) && rate_table_fits(t, 1003, 5000, now) &&
+		   rate_table_fits(t, 0, 100ULL * 1000 * 1000, now),
+	   "rate_table_fits(): uid 1000 has no room, a new uid and root have");
+	(void)rate_table_report(t, now + SEC, on_report, &rep);
+	ok(rep.n == 2, "the report: two users, the looks not counted (%zu)", rep.n);
+	for (size_t i = 0; i < MIN(rep.n, (size_t)2); i++)
+		if (rep.uid[i] == 1000)
+			ok(rep.refused[i] == 33 && rep.cost[i] == 32 * 5000 + 1,
+			   "uid 1000: 33 records, their bytes (%" PRIu64 ", %" PRIu64 ")",
+			   rep.refused[i], rep.cost[i]);
+		else
+			ok(rep.uid[i] == 1002 && rep.refused[i] == 1 && rep.cost[i] == 100001,
+			   "uid 1002: 1 record of 100001 bytes");
+	burst_of(t, 1000, now + 100 * SEC, 1, v);
+	ok(v[RATE_PASS] == 1, "long after: the budget is whole again");
+	t = rate_table_free(t);
+}
+
 int main(void)
 {
 	test_burst_and_refill();
 	test_uids_apart();
 	test_report();
 	test_table_full();
+	test_budget();
 	return tap_done();
 }
