@@ -161,27 +161,31 @@ int mnt_lock_setup(void)
 	return 0;
 }
 
-struct lock_args {
-	int mount_fd;
-	const char *mount_point;
-};
-
 static void lock_child(int sock, void *userdata)
 {
-	const struct lock_args *a = userdata;
-	int fd;
+	int mount_fd = *(const int *)userdata, fd, r;
+	const char *mount_point = LOCK_DIR;
 
-	/* A private copy of the small namespace, the tree attached in it... */
-	if (setns(lock_ns, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0 ||
-	    syscall(SYS_move_mount, a->mount_fd, "", AT_FDCWD, a->mount_point,
-		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+	/* A private copy of the small namespace, the tree attached in it
+	 * (onto the directory, or the file for a tree whose root is none:
+	 * asking the tree's filesystem which it is would be refused by a
+	 * FUSE mount not made for root, and a failed move leaves nothing)... */
+	if (setns(lock_ns, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0)
 		child_answer(sock, negative_errno(), -EBADF);
+	if (syscall(SYS_move_mount, mount_fd, "", AT_FDCWD, LOCK_DIR, MOVE_MOUNT_F_EMPTY_PATH) <
+	    0) {
+		r = negative_errno();
+		if (r != -EINVAL || syscall(SYS_move_mount, mount_fd, "", AT_FDCWD, LOCK_FILE,
+					    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_answer(sock, r, -EBADF);
+		mount_point = LOCK_FILE;
+	}
 	/* ...copied by the kernel into a namespace of a new user namespace:
 	 * copy_mnt_ns() locks every mount of the copy... */
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		child_answer(sock, negative_errno(), -EBADF);
 	/* ...and a clone keeps those locks. */
-	fd = (int)syscall(SYS_open_tree, AT_FDCWD, a->mount_point,
+	fd = (int)syscall(SYS_open_tree, AT_FDCWD, mount_point,
 			  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	child_answer(sock, fd < 0 ? negative_errno() : 0, fd);
 }
@@ -189,17 +193,10 @@ static void lock_child(int sock, void *userdata)
 int mnt_lock_tree(int mount_fd, MntLog *log)
 {
 	_cleanup_close_ int fd = mount_fd;
-	struct lock_args a = {.mount_fd = fd};
 	uint64_t start = mnt_step_start();
-	struct stat st;
-	int r;
 
 	if (lock_ns < 0)
 		/* No namespace to copy through: nothing leaves unlocked. */
 		return mnt_log_result(log, "lock", start, -EOPNOTSUPP);
-	if (fstat(fd, &st) < 0)
-		return mnt_log_result(log, "lock", start, negative_errno());
-	a.mount_point = S_ISDIR(st.st_mode) ? LOCK_DIR : LOCK_FILE;
-	r = run_child(lock_child, &a);
-	return mnt_log_result(log, "lock", start, r);
+	return mnt_log_result(log, "lock", start, run_child(lock_child, &fd));
 }
