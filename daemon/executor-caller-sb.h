@@ -77,6 +77,11 @@ void caller_sb_fail(CallerSb *h);
  * before it did (its answer read to make room). */
 int caller_sb_param(CallerSb *h, const MntParam *p, MntLog *log);
 
+/* Send fd for the helper to hold and set as the string value of key, as
+ * its own number for it (FUSE's fd=: the kernel looks the number up when
+ * the superblock is made, in the process that makes it). */
+int caller_sb_param_fd_number(CallerSb *h, char *key, int fd, MntLog *log);
+
 /* Read the answers that wait: the first failure among them (or before), or
  * 0. */
 int caller_sb_collect(CallerSb *h, MntLog *log);
