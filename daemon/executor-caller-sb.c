@@ -22,21 +22,6 @@
 #include "util.h"
 #include "executor-worker.h"
 
-/* The filesystems whose superblocks are the caller's: overlay keeps its
- * creator's credentials; a tmpfs's user namespace decides who may change it
- * (caller_sb_reconfigure()).  FUSE keeps its user_id too, but takes it from
- * a parameter and needs /dev/fuse opened in the context's user namespace:
- * it is not made this way yet. */
-static const char *const remember_creator[] = {"overlay", "tmpfs", NULL};
-
-bool caller_sb_needed(const char *fstype)
-{
-	for (const char *const *f = remember_creator; *f; f++)
-		if (streq(fstype, *f))
-			return true;
-	return false;
-}
-
 /* One message of iov's bytes, with fd beside it unless it is negative:
  * what was sent, or -errno. */
 static ssize_t send_with_fd(int sock, struct iovec *iov, size_t n_iov, int fd)
