@@ -13,13 +13,22 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/nsfs.h>
+
+#ifndef PIDFD_GET_MNT_NAMESPACE
+#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
+#endif
 
 #include "fusermount3-options.h"
 #include "libmountd-client.h"
@@ -209,6 +218,116 @@ static int open_fuse_device(int *ret)
 	return k;
 }
 
+/* The user namespace that owns the target's mount namespace, when it is
+ * the caller's own (its rootless container) and not the one it runs in:
+ * there mountd has the caller make the superblock (the kernel then holds
+ * it to that namespace), so /dev/fuse must be opened there too (the kernel
+ * takes only such a one) and user_id and group_id are the caller's ids as
+ * that namespace maps them.  -ENOENT when it is none of that. */
+static int target_userns(void)
+{
+	_cleanup_close_ int mntns = -EBADF, userns = -EBADF, own = -EBADF;
+	struct stat a, b;
+	uid_t owner;
+
+	if (target_pidfd < 0)
+		return -ENOENT;
+	mntns = ioctl(target_pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
+	if (mntns < 0)
+		return negative_errno();
+	userns = ioctl(mntns, NS_GET_USERNS);
+	if (userns < 0)
+		return negative_errno();
+	if (ioctl(userns, NS_GET_OWNER_UID, &owner) < 0)
+		return negative_errno();
+	own = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	if (own < 0 || fstat(own, &a) < 0 || fstat(userns, &b) < 0)
+		return negative_errno();
+	if (owner != getuid() || (a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+		return -ENOENT;
+	return TAKE_FD(userns);
+}
+
+/* In a child that joined userns: /dev/fuse opened there, and the caller's
+ * ids as seen there, sent back over sock. */
+static _Noreturn void open_in_userns(int sock, int userns)
+{
+	SCM_RIGHTS_BUFFER(1) control;
+	unsigned ids[2];
+	struct iovec iov = {.iov_base = ids, .iov_len = sizeof(ids)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	int fd;
+
+	if (setns(userns, CLONE_NEWUSER) < 0)
+		_exit(1);
+	fd = open(FUSE_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		_exit(2);
+	ids[0] = (unsigned)getuid();
+	ids[1] = (unsigned)getgid();
+	scm_rights_put(&mh, &control, &fd, 1);
+	_exit(sendmsg(sock, &mh, MSG_NOSIGNAL) == sizeof(ids) ? 0 : 1);
+}
+
+/* /dev/fuse for the mount, and the user_id and group_id it names: in the
+ * target's user namespace where that is the caller's (target_userns()). */
+static int open_fuse_for_target(int *ret, uid_t *ret_uid, gid_t *ret_gid)
+{
+	_cleanup_close_ int userns = target_userns();
+	_cleanup_free_ int *fds = NULL;
+	SCM_RIGHTS_BUFFER(1) control;
+	unsigned ids[2];
+	struct iovec iov = {.iov_base = ids, .iov_len = sizeof(ids)};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &control,
+		.msg_controllen = sizeof(control),
+	};
+	size_t n_fds = 0;
+	int sv[2], status, k;
+	ssize_t n;
+	pid_t pid;
+
+	*ret_uid = getuid();
+	*ret_gid = getgid();
+	/* None of the caller's, or no telling (a kernel without
+	 * PIDFD_GET_MNT_NAMESPACE): as the caller, and the kernel decides. */
+	if (userns < 0)
+		return open_fuse_device(ret);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return negative_errno();
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		open_in_userns(sv[1], userns);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		k = negative_errno();
+		close(sv[0]);
+		return k;
+	}
+	n = recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC);
+	k = n < 0 ? negative_errno() : 0;
+	close(sv[0]);
+	if (k >= 0)
+		k = scm_rights_take(&mh, &fds, &n_fds);
+	if (waitpid(pid, &status, 0) != pid && k >= 0)
+		k = negative_errno();
+	if (k >= 0 && (n != sizeof(ids) || n_fds != 1))
+		k = -EIO;
+	if (k < 0) {
+		close_many(fds, n_fds);
+		log_error("failed to open %s in the target's user namespace", FUSE_DEVICE);
+		return k;
+	}
+	*ret = fds[0];
+	*ret_uid = ids[0];
+	*ret_gid = ids[1];
+	return 0;
+}
+
 /* The type of what is at path now (S_IFDIR, S_IFREG), for rootmode: the
  * kernel refuses a root of another kind than its mount point's.  Whether
  * the caller may mount there is mountd's to judge, on what it resolves. */
@@ -235,6 +354,8 @@ static int mount_fuse(const char *path, const char *opts, int commfd, bool *ret_
 	_cleanup_close_ int fuse_fd = -EBADF;
 	_cleanup_free_ char *error = NULL;
 	mode_t rootmode = 0;
+	uid_t uid;
+	gid_t gid;
 	int k;
 
 	k = fuse_options_parse(&o, opts, getuid(), &error);
@@ -252,7 +373,7 @@ static int mount_fuse(const char *path, const char *opts, int commfd, bool *ret_
 			  NAMESPACE_ENV);
 		return -EINVAL;
 	}
-	k = open_fuse_device(&fuse_fd);
+	k = open_fuse_for_target(&fuse_fd, &uid, &gid);
 	if (k < 0)
 		return k;
 	/* A mount point in another namespace is a directory, as libfuse's
@@ -264,7 +385,7 @@ static int mount_fuse(const char *path, const char *opts, int commfd, bool *ret_
 		if (k < 0)
 			return k;
 	}
-	if (fuse_create_request(&o, path, rootmode, getuid(), getgid(), target_pidfd >= 0 ? 1 : -1,
+	if (fuse_create_request(&o, path, rootmode, uid, gid, target_pidfd >= 0 ? 1 : -1,
 				&request) < 0)
 		return log_oom();
 	int fds[] = {fuse_fd, target_pidfd};

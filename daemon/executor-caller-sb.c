@@ -22,21 +22,6 @@
 #include "util.h"
 #include "executor-worker.h"
 
-/* The filesystems whose superblocks are the caller's: overlay keeps its
- * creator's credentials; a tmpfs's user namespace decides who may change it
- * (caller_sb_reconfigure()).  FUSE keeps its user_id too, but takes it from
- * a parameter and needs /dev/fuse opened in the context's user namespace:
- * it is not made this way yet. */
-static const char *const remember_creator[] = {"overlay", "tmpfs", NULL};
-
-bool caller_sb_needed(const char *fstype)
-{
-	for (const char *const *f = remember_creator; *f; f++)
-		if (streq(fstype, *f))
-			return true;
-	return false;
-}
-
 /* One message of iov's bytes, with fd beside it unless it is negative:
  * what was sent, or -errno. */
 static ssize_t send_with_fd(int sock, struct iovec *iov, size_t n_iov, int fd)
@@ -134,6 +119,10 @@ static int become_caller(uid_t uid, gid_t gid, int userns_fd)
 typedef struct ParamMsg {
 	char op; /* 'p' */
 	bool aux_is_fd;
+	/* The fd beside it is the value, as its number in the helper (FUSE's
+	 * fd=, which the kernel looks up at CMD_CREATE in the process that
+	 * runs it): kept open until then. */
+	bool fd_as_number;
 	int cmd;
 	int aux;
 	uint32_t key_size;
@@ -143,11 +132,14 @@ typedef struct ParamMsg {
 #define PARAM_VALUE_MAX 4096U
 #define PARAM_MSG_MAX	(sizeof(ParamMsg) + MNT_KEY_MAX + 1 + PARAM_VALUE_MAX)
 
-/* In the helper: set one parameter as the message says. */
-static int helper_param(int fs_fd, const char *buf, size_t n, int fd)
+/* In the helper: set one parameter as the message says.  An fd given as
+ * its number moves to *held (the one before closed). */
+static int helper_param(int fs_fd, const char *buf, size_t n, int *fd, int *held)
 {
 	const char *key, *value;
+	char number[16];
 	ParamMsg m;
+	int r;
 
 	if (n < sizeof(m))
 		return -EBADMSG;
@@ -156,9 +148,18 @@ static int helper_param(int fs_fd, const char *buf, size_t n, int fd)
 	value = m.value_size ? key + m.key_size : NULL;
 	if (m.key_size == 0 || m.key_size > MNT_KEY_MAX + 1 || m.value_size > PARAM_VALUE_MAX ||
 	    n != sizeof(m) + m.key_size + m.value_size || key[m.key_size - 1] != 0 ||
-	    m.aux_is_fd != (fd >= 0))
+	    (m.aux_is_fd || m.fd_as_number) != (*fd >= 0) || (m.aux_is_fd && m.fd_as_number) ||
+	    (m.fd_as_number && (m.value_size || m.cmd != FSCONFIG_SET_STRING)))
 		return -EBADMSG;
-	return syscall(SYS_fsconfig, fs_fd, m.cmd, key, value, m.aux_is_fd ? fd : m.aux) < 0
+	if (m.fd_as_number) {
+		snprintf(number, sizeof(number), "%d", *fd);
+		r = syscall(SYS_fsconfig, fs_fd, m.cmd, key, number, 0) < 0 ? negative_errno() : 0;
+		safe_close(*held);
+		*held = *fd;
+		*fd = -EBADF;
+		return r;
+	}
+	return syscall(SYS_fsconfig, fs_fd, m.cmd, key, value, m.aux_is_fd ? *fd : m.aux) < 0
 		       ? negative_errno()
 		       : 0;
 }
@@ -207,7 +208,7 @@ static int send_reply(int sock, int r, uint64_t start, int fs_fd, int fd)
  * 'o'. */
 static int helper_serve(int sock)
 {
-	_cleanup_close_ int fs_fd = -EBADF;
+	_cleanup_close_ int fs_fd = -EBADF, held = -EBADF;
 	char buf[PARAM_MSG_MAX + 1]; /* a NUL after an 'o' */
 	bool failed = false;
 	int r;
@@ -222,6 +223,7 @@ static int helper_serve(int sock)
 		if (buf[0] == 'o') {
 			buf[n] = 0;
 			fs_fd = safe_close(fs_fd);
+			held = safe_close(held);
 			if (n < 2 || strlen(buf + 1) != (size_t)n - 1)
 				return -EBADMSG;
 			fs_fd = (int)syscall(SYS_fsopen, buf + 1, FSOPEN_CLOEXEC);
@@ -238,7 +240,7 @@ static int helper_serve(int sock)
 		else if (fs_fd < 0)
 			r = -EBADF;
 		else if (buf[0] == 'p')
-			r = helper_param(fs_fd, buf, (size_t)n, fd);
+			r = helper_param(fs_fd, buf, (size_t)n, &fd, &held);
 		else
 			r = syscall(SYS_fsconfig, fs_fd,
 				    buf[0] == 'x' ? FSCONFIG_CMD_CREATE_EXCL : FSCONFIG_CMD_CREATE,
@@ -249,8 +251,10 @@ static int helper_serve(int sock)
 		if (send_reply(sock, r, start, failed && r == -ECANCELED ? -EBADF : fs_fd, -EBADF) <
 		    0)
 			return -EIO;
-		if (buf[0] != 'p')
+		if (buf[0] != 'p') {
 			fs_fd = safe_close(fs_fd);
+			held = safe_close(held);
+		}
 	}
 }
 
@@ -598,6 +602,24 @@ int caller_sb_param(CallerSb *h, const MntParam *p, MntLog *log)
 	iov[1] = (struct iovec){.iov_base = p->key, .iov_len = key_size};
 	iov[2] = (struct iovec){.iov_base = (void *)a.value, .iov_len = a.value_size};
 	return pipeline_send(h, step, iov, 3, a.aux_is_fd ? a.aux : -EBADF, log);
+}
+
+int caller_sb_param_fd_number(CallerSb *h, char *key, int fd, MntLog *log)
+{
+	char step[MNT_STEP_MAX];
+	ParamMsg m = {.op = 'p', .fd_as_number = true, .cmd = FSCONFIG_SET_STRING, .aux = -1};
+	struct iovec iov[2];
+	size_t key_size = strlen(key) + 1;
+
+	mnt_param_step(&(MntParam){.type = MNT_PARAM_FD, .key = key, .fd = fd}, step);
+	if (fd < 0)
+		return mnt_log_result(log, step, mnt_step_start(), -EBADF);
+	if (key_size > MNT_KEY_MAX + 1)
+		return mnt_log_result(log, step, mnt_step_start(), -E2BIG);
+	m.key_size = (uint32_t)key_size;
+	iov[0] = (struct iovec){.iov_base = &m, .iov_len = sizeof(m)};
+	iov[1] = (struct iovec){.iov_base = key, .iov_len = key_size};
+	return pipeline_send(h, step, iov, 2, fd, log);
 }
 
 int caller_sb_create(CallerSb *h, unsigned cmd, MntLog *log)

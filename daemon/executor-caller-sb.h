@@ -2,11 +2,18 @@
 #pragma once
 
 /*
- * Superblocks a non-root caller's filesystem remembers it by, made by the
- * caller.  overlay keeps the credentials of whoever ran FSCONFIG_CMD_CREATE
- * and copies up and cleans its work directory with them for the mount's
- * whole life; made by mountd, they would be root's.  For such a filesystem
- * a worker serving a non-root caller forks a helper that takes the caller's
+ * A non-root caller's superblocks, made by the caller (ops-create.c says
+ * which: every one not read from a block device, nor FUSE placed where the
+ * caller does not control).  The kernel then decides what a user may mount:
+ * only a filesystem it lets a user namespace mount (FS_USERNS_MOUNT), and
+ * then an instance of that namespace's (a singleton such as cgroup2,
+ * tracefs or devtmpfs, which a mount of root's would reconfigure for the
+ * whole host, is EPERM).  And the superblock remembers its maker: overlay
+ * keeps the credentials of whoever ran FSCONFIG_CMD_CREATE and copies up
+ * and cleans its work directory with them for the mount's whole life; a
+ * superblock's user namespace decides who may reconfigure it and whether
+ * its device nodes and set-id files count.  A worker serving a non-root
+ * caller forks a helper that takes the caller's
  * uid and gid (and the groups rights_enter() gave the worker): no
  * capabilities outside a user namespace the caller owns.  Where the caller
  * owns the target namespace's user namespace (a rootless container), the
@@ -44,10 +51,6 @@ typedef struct CallerSb {
 
 #define CALLER_SB_NULL ((CallerSb){.pid = 0, .sock = -EBADF, .fs_fd = -EBADF})
 
-/* Whether fstype's superblocks remember who made them, so that a non-root
- * caller's are made by the caller. */
-bool caller_sb_needed(const char *fstype);
-
 /*
  * A superblock is made by the helper in one exchange: the worker sends its
  * commands (fsopen, each parameter, CMD_CREATE) without waiting, and reads
@@ -76,6 +79,11 @@ void caller_sb_fail(CallerSb *h);
  * rights a path is looked up.  Negative: sending failed, or a command
  * before it did (its answer read to make room). */
 int caller_sb_param(CallerSb *h, const MntParam *p, MntLog *log);
+
+/* Send fd for the helper to hold and set as the string value of key, as
+ * its own number for it (FUSE's fd=: the kernel looks the number up when
+ * the superblock is made, in the process that makes it). */
+int caller_sb_param_fd_number(CallerSb *h, char *key, int fd, MntLog *log);
 
 /* Read the answers that wait: the first failure among them (or before), or
  * 0. */

@@ -205,7 +205,7 @@ typedef struct PreparedParam {
  * looked up in the helper's namespaces, where CMD_CREATE looks for them.
  * The context's fd, or a failure. */
 static int context_by_caller(const OpsCreateRequest *r, const char *fstype, const char *source,
-			     bool read_only, MntLog *log)
+			     bool read_only, FuseLedger *fuse, MntLog *log)
 {
 	_cleanup_(caller_sb_done) CallerSb helper = CALLER_SB_NULL;
 	_cleanup_close_ int userns = -EBADF;
@@ -223,19 +223,34 @@ static int context_by_caller(const OpsCreateRequest *r, const char *fstype, cons
 		k = ops_param_for_caller(fstype, &r->params[n], has_param(r, "ro"), &params[n].p,
 					 &params[n].fd, params[n].number, log);
 	if (k >= 0 && ops_fuse_fstype(fstype))
-		k = ops_fuse_check_create(r->params, r->n_params, log);
+		k = ops_fuse_check_create(r->params, r->n_params, false, fuse, log);
 	/* In its container's user namespace, else in a new one of its own. */
 	if (k >= 0) {
 		userns = rights_callers_userns();
 		if (userns < 0 && userns != -EPERM)
 			k = mnt_log_result(log, "as-caller", mnt_step_start(), userns);
 	}
+	/* The kernel takes for a FUSE superblock only a /dev/fuse opened in
+	 * its user namespace, and no caller has opened one in a namespace the
+	 * helper makes only now. */
+	if (k >= 0 && userns == -EPERM && ops_fuse_fstype(fstype))
+		k = ops_refuse(log, "fuse",
+			       "mountd: a FUSE mount comes back as an fd only in a namespace of "
+			       "a user namespace of the caller's (its rootless container), "
+			       "where it is made; elsewhere place it");
 	if (k >= 0)
 		k = caller_sb_fsopen(fstype, userns, &helper, log);
 	if (k >= 0 && src.key)
 		k = caller_sb_param(&helper, &src, log);
 	for (size_t i = 0; k >= 0 && i < n; i++)
-		k = caller_sb_param(&helper, &params[i].p, log);
+		/* An fd the kernel finds by number goes to the helper, which
+		 * makes the superblock, as the fd itself. */
+		if (fs_param_kind(fstype, r->params[i].key) == FS_PARAM_FD_NUMBER &&
+		    r->params[i].type == MNT_PARAM_FD)
+			k = caller_sb_param_fd_number(&helper, r->params[i].key, r->params[i].fd,
+						      log);
+		else
+			k = caller_sb_param(&helper, &params[i].p, log);
 	if (k >= 0 && read_only && !has_param(r, "ro"))
 		k = caller_sb_param(
 			&helper,
@@ -254,7 +269,7 @@ static int context_by_caller(const OpsCreateRequest *r, const char *fstype, cons
  * resolved with the caller's rights (executor-rights.h).  The context's
  * fd, or a failure. */
 static int context_by_mountd(const OpsCreateRequest *r, const char *fstype, const char *source,
-			     bool read_only, MntLog *log)
+			     bool read_only, FuseLedger *fuse, MntLog *log)
 {
 	_cleanup_close_ int fs_fd = -EBADF;
 	_cleanup_free_ char *device = NULL;
@@ -291,7 +306,7 @@ static int context_by_mountd(const OpsCreateRequest *r, const char *fstype, cons
 	}
 	/* What FUSE asks of a user, once each parameter passed its own step. */
 	if (ops_fuse_fstype(fstype)) {
-		k = ops_fuse_check_create(r->params, r->n_params, log);
+		k = ops_fuse_check_create(r->params, r->n_params, true, fuse, log);
 		if (k < 0)
 			return k;
 	}
@@ -308,22 +323,53 @@ static int context_by_mountd(const OpsCreateRequest *r, const char *fstype, cons
 	return TAKE_FD(fs_fd);
 }
 
+/* Whether a non-root caller's superblock is made by the caller, in a user
+ * namespace of its own (executor-caller-sb.h), rather than by mountd.
+ * Which filesystems a user can ever get follows from this and the kernel,
+ * not from a list of mountd's: what the kernel lets a user namespace
+ * mount (FS_USERNS_MOUNT), made there, where the kernel refuses the rest
+ * (singletons such as cgroup2 outside a cgroup namespace, devtmpfs,
+ * tracefs, debugfs: a "new" mount of one by root reconfigures the host's)
+ * and gives the others an instance of the namespace's own; and a
+ * filesystem that reads a block device, from an image fd or a device the
+ * caller opened itself.  FUSE placed where the caller controls nothing
+ * (the host's namespace: fusermount3's case) stays mountd's, as the setuid
+ * fusermount3's was root's: made in a user namespace of the caller's, it
+ * would serve no one else even with allow_other, and its /dev/fuse is one
+ * opened there, never the caller's. */
+static bool sb_by_caller(const OpsCreateRequest *r, const char *fstype, const char *source)
+{
+	_cleanup_close_ int userns = -EBADF;
+	uid_t uid;
+	gid_t gid;
+
+	if (!rights_caller(&uid, &gid))
+		return false;
+	if ((source || r->image.fd >= 0) && fstype_needs_device(fstype))
+		return false;
+	if (ops_fuse_fstype(fstype) && r->place.path) {
+		userns = rights_callers_userns();
+		return userns >= 0;
+	}
+	return true;
+}
+
 /* read_only: the source is a read-only device (dm-verity), which the
  * kernel opens for writing unless the superblock is read-only. */
 static int create_mount(const OpsCreateRequest *r, const char *fstype, const char *source,
 			bool read_only, MntLog *log)
 {
 	_cleanup_close_ int fs_fd = -EBADF, mnt_fd = -EBADF;
+	_cleanup_(ops_fuse_ledger_close) FuseLedger fuse = FUSE_LEDGER_NULL;
+	bool by_caller = sb_by_caller(r, fstype, source);
 	uid_t uid;
 	gid_t gid;
-	bool user = rights_caller(&uid, &gid), by_caller = user && caller_sb_needed(fstype);
 	int k;
 
-	/* A superblock that remembers its maker is a non-root caller's own. */
 	if (by_caller)
-		fs_fd = context_by_caller(r, fstype, source, read_only, log);
+		fs_fd = context_by_caller(r, fstype, source, read_only, &fuse, log);
 	else
-		fs_fd = context_by_mountd(r, fstype, source, read_only, log);
+		fs_fd = context_by_mountd(r, fstype, source, read_only, &fuse, log);
 	if (fs_fd < 0)
 		return fs_fd;
 
@@ -334,10 +380,13 @@ static int create_mount(const OpsCreateRequest *r, const char *fstype, const cha
 	mnt_fd = mnt_fsmount(fs_fd, (unsigned)a.attr_set, log);
 	if (mnt_fd < 0)
 		return mnt_fd;
+	k = ops_fuse_ledger_add(&fuse, mnt_fd, log);
+	if (k < 0)
+		return k;
 	/* A superblock of root's reaches a user only with its flags locked
 	 * by the kernel; one the caller's user namespace made is the
 	 * kernel's to judge already (SB_I_NODEV, suid only inside it). */
-	if (user && !by_caller) {
+	if (!by_caller && rights_caller(&uid, &gid)) {
 		mnt_fd = mnt_lock_tree(TAKE_FD(mnt_fd), log);
 		if (mnt_fd < 0)
 			return mnt_fd;
@@ -507,6 +556,9 @@ int ops_create(const OpsCreateRequest *r, OpsMountResult *ret, MntLog *log)
 	_cleanup_free_ char *reply_fstype = NULL, *reply_loop = NULL, *reply_hash = NULL,
 			    *reply_signer = NULL;
 	const char *fstype = r->fstype, *source = r->source;
+	/* Made in the caller's own user namespace (create_mount()): for
+	 * ops_finish_mount(), whose mounts of superblocks the caller did not
+	 * make are the ones to lock. */
 	int k, mnt_fd;
 
 	*ret = (OpsMountResult){.mount_fd = -EBADF};

@@ -44,8 +44,9 @@ typedef struct FsParams {
 		[FS_PARAM_ROOT] = "journal_dev"                                     \
 	}
 /* fd= is a number in the fd table of whoever makes the superblock: the
- * worker.  user_id, group_id and allow_other a caller sets as ops-fuse.h
- * allows.  fuseblk reads a block device (fusermount's "blkdev"): root's. */
+ * worker, or the caller's helper (executor-caller-sb.h).  user_id, group_id
+ * and allow_other a caller sets as ops-fuse.h allows.  fuseblk reads a
+ * block device (fusermount's "blkdev"): root's. */
 #define FUSE_VALUES \
 	"subtype rootmode user_id group_id default_permissions allow_other max_read blksize"
 #define FUSE                                                                \

@@ -817,6 +817,114 @@ for m in $H/m1 $H/m2 $H/m3 $H/m4 $H/t; do
 done
 check "after unmounting, pid 1's mount table is as it was" cmp -s "$work/host.broad" <(mounts_of 1)
 
+# --- issue 48 class 5: singletons.  Some filesystems have one instance for
+# the whole host (cgroup2 outside a cgroup namespace, devtmpfs, tracefs,
+# debugfs, configfs, ...): a "new" mount of one made by root reconfigures
+# the host's.  What a user gets is what the kernel lets a user namespace
+# mount (FS_USERNS_MOUNT), the superblock made by the user's helper in a
+# user namespace of its own, where the kernel decides; no list of mountd's
+# says it.  Every type of the guest's kernel is tried, in the user's
+# container and in the host's namespace under a rule that grants any type
+# there, and each answer must be the kernel's own to the user: what a
+# mount(2) in a user and mount namespace the user makes itself gives.
+stop_mountd
+cat >"$MOUNTD_POLICY" <<'POLICY'
+allow user=1000 method=* namespace=owned
+allow user=1000 method=Create,Unmount namespace=own
+POLICY
+check "class 5: mountd starts with any type granted in the user's containers and the host's namespace" \
+	start_mountd
+chmod 0666 $SOCK
+S5=/var/tmp/singletons
+rm -rf $S5 /tmp/ctr/s5 && mkdir -p $S5 /tmp/ctr/s5 && chown $USER_ID:$USER_ID $S5 /tmp/ctr/s5
+# The host's instances of what the user might reach for: every mount of
+# pid 1 with its superblock options, the cgroup2 root's controls and
+# devtmpfs's mode, waited for while a unit of the system's own changes.
+host_singletons() {
+	awk '{ for (i = 7; $i != "-"; i++) ; print $5, $(i + 1), $(i + 3) }' /proc/1/mountinfo | sort
+	cat /sys/fs/cgroup/cgroup.subtree_control 2>&1
+	stat -c '/dev %a %U' /dev
+	for m in /sys/kernel/tracing /sys/kernel/debug /sys/kernel/config /sys/fs/bpf; do
+		mountpoint -q $m && echo "$m: $(stat -c '%a %U' $m) $(ls -A $m | wc -l)"
+	done
+}
+host_singletons >"$work/singletons.before"
+singletons_unchanged() {
+	local i
+	for i in $(seq 50); do
+		diff "$work/singletons.before" <(host_singletons) >"$work/singletons.diff" && return 0
+		sleep 0.1
+	done
+	cat "$work/singletons.diff"
+	return 1
+}
+snapshot singletons
+# 0 when the kernel lets the user mount type $1 in a user namespace of its
+# own (with a mount namespace of that one's), else its error.
+kernel_lets() {
+	as_user unshare -Ur -m sh -c "mount -i -n -t '$1' none /tmp 2>&1 && umount /tmp"
+}
+# mountd's answer to the user for type $1 ("ok", or the error) placed at $2
+# in the namespace of pid $3 (the host's: none named).
+mountd_gives() {
+	local ns=''
+	[ "$3" != 1 ] && ns="\"namespace\":{\"pid\":$3},"
+	vcall Create "{\"fsType\":\"$1\",\"placement\":{$ns\"path\":\"$2\",\"create\":\"directory\"}}" \
+		>"$work/s5.out" 2>&1
+	if grep -q '"mountId"' "$work/s5.out"; then echo ok; else cat "$work/s5.out"; fi
+}
+# The same verdict from both, and a mount exactly where mountd said yes.
+same_verdict() { # type path pid
+	local k m in
+	if kernel_lets "$1" >"$work/s5.kernel" 2>&1; then k=ok; else k=refused; fi
+	m=$(mountd_gives "$@")
+	[ "$m" = ok ] || m="refused: $m"
+	in=$(nsenter -t $3 -m findmnt -n -o FSTYPE --mountpoint "$2" 2>/dev/null | tail -1)
+	echo "kernel to the user itself: $k ($(head -c 200 "$work/s5.kernel")); mountd: $m; mounted: ${in:-nothing}"
+	case $k/$m in
+	ok/ok) [ "$in" = "$1" ] ;;
+	refused/refused*) [ -z "$in" ] ;;
+	*) return 1 ;;
+	esac
+}
+n_types=0
+for t in $(awk '{print $NF}' /proc/filesystems | sort -u | grep -vxE "$internal"); do
+	n_types=$((n_types + 1))
+	check "class 5: $t in the user's container: what the kernel gives the user itself" \
+		same_verdict $t /tmp/ctr/s5/$t $container
+	in_ctr mountpoint -q /tmp/ctr/s5/$t &&
+		vcall Unmount "{\"namespace\":{\"pid\":$container},\"path\":\"/tmp/ctr/s5/$t\"}" >/dev/null
+	check "class 5: $t in the host's namespace: the same" same_verdict $t $S5/$t 1
+	mountpoint -q $S5/$t && vcall Unmount "{\"path\":\"$S5/$t\"}" >/dev/null
+done
+check "class 5: every type of the guest's kernel was tried ($n_types)" test $n_types -ge 10
+# With the parameters that would change a host instance, were root to make
+# the "new" mount: none of it reaches the host's.
+s5_param() { # fstype key value path pid
+	local ns=''
+	[ "$5" != 1 ] && ns="\"namespace\":{\"pid\":$5},"
+	printf '{"fsType":"%s","parameters":[{"key":"%s","type":"%s"%s}],"placement":{%s"path":"%s","create":"directory"}}' \
+		"$1" "$2" "$([ -n "$3" ] && echo string || echo flag)" "${3:+,\"value\":\"$3\"}" "$ns" "$4"
+}
+for spec in cgroup2:memory_recursiveprot: cgroup2:nsdelegate: cgroup2:favordynmods: \
+	devtmpfs:mode:0777 devtmpfs:size:1m tracefs:mode:0777 debugfs:mode:0777 \
+	cgroup:name:s5 configfs:ro: pstore:kmsg_bytes:1 securityfs:ro: efivarfs:ro:; do
+	IFS=: read -r t key value <<<"$spec"
+	grep -qw "$t" /proc/filesystems || continue
+	for where in $container 1; do
+		[ $where = 1 ] && p=$S5/p-$t-$key || p=/tmp/ctr/s5/p-$t-$key
+		vcall Create "$(s5_param $t $key "$value" $p $where)" >"$work/s5p" 2>&1
+		check_output "class 5: $t with $key${value:+=$value} ($where): EPERM, the kernel's" \
+			'EPERM' cat "$work/s5p"
+		check_fails "  nothing mounted at $p" nsenter -t $where -m mountpoint -q $p
+	done
+done
+check "class 5: the host's singletons are as they were" singletons_unchanged
+check "  and no mount table changed" unchanged singletons
+check_output "  root is still served" '"attribute"' \
+	varlinkctl call --json=short $SOCK io.mountd.Mount.Info '{"path":"/"}'
+rm -rf $S5
+
 # --- issue 48 class 4: mount points that are not directories or files
 # "The user owns it or may write to it" let a user mount over a character
 # device, a socket (mountd's own: root's next client would talk to what she

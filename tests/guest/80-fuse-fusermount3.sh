@@ -163,12 +163,21 @@ check_output "mountd refuses allow_other without user_allow_other" 'MountFailed.
 	bash -c "! user_varlink --fd /dev/fuse:rw io.mountd.Mount.Create '$(fuse_create "$ids"',{"key":"allow_other","type":"flag"}' $d/m2)'"
 check_output "mountd refuses fd= as a number from a user" 'MountFailed.*fsconfig:fd' \
 	bash -c "! user_varlink io.mountd.Mount.Create '$(fuse_create "$ids" $d/m2 | sed 's/{"key":"fd","type":"fd","fd":0}/{"key":"fd","type":"string","value":"3"}/')'"
+# As a detached fd the superblock would be made in a new user namespace of
+# the user's, whose /dev/fuse no one has opened: refused, nothing made.
+check_output "mountd refuses FUSE as a detached fd to a user on the host" 'MountFailed.*"fuse"' \
+	bash -c "! user_varlink --fd /dev/fuse:rw io.mountd.Mount.Create '$(fuse_create "$ids" $d/m2 | sed 's/,"placement":{[^}]*}//')'"
 check "  nothing mounted by any of them" unmounted_at $d/m2
 echo user_allow_other >>/etc/fuse.conf
 check_output "with user_allow_other in /etc/fuse.conf, allow_other is the user's" '^fd$' \
 	as_user $COMMFD $d/m2 allow_other
 check_output "  the mount has it" 'allow_other' mounts $d/m2
 as_user fusermount3 -u $d/m2
+# Placed in the host's namespace the superblock is mountd's, as the setuid
+# fusermount3's was root's: allow_other serves another user.
+check "  bindfs with its allow_other on the host" as_user bindfs $d/src $d/bind
+check_output "  uid $U2 reads through it" "^bind content $$\$" as_user2 cat $d/bind/hello
+as_user fusermount3 -u $d/bind
 printf '%s\n' "$fuse_conf" >/etc/fuse.conf
 
 # -u only of the caller's own FUSE mounts.
@@ -216,13 +225,50 @@ check "  and nothing is left mounted" unmounted_at $d/m1
 user_container
 ctr_mounts() { nsenter -t $container -m awk -v p="$1" '$5 == p' /proc/self/mountinfo; }
 in_ctr() { as_user nsenter --preserve-credentials -t $container -U -m "$@"; }
+export -f ctr_mounts in_ctr
 as_user mkdir -p $d/ctr $d/ctr-sq
+# The superblock is made in the container's user namespace, as the
+# container could make it itself (fusermount3 opens /dev/fuse there): its
+# ids are the container's (the user is its uid 0), and its device nodes do
+# not open even once the user clears nodev on the mount inside (the
+# kernel's SB_I_NODEV); made by root in the host's, they would.
+mknod -m 0666 $d/src/zero c 1 5
 check "mountctl --pid (its container) fuse bindfs" \
 	as_user mountctl --pid $container fuse bindfs --no-allow-other $d/src $d/ctr
-check_output "  mounted in the container, user_id=$USER_ID, nosuid,nodev" \
-	"nosuid,nodev.* - fuse .*user_id=$USER_ID" ctr_mounts $d/ctr
+check_output "  mounted in the container, nosuid,nodev, its user the container's uid 0" \
+	"nosuid,nodev.* - fuse .*user_id=0,group_id=0" ctr_mounts $d/ctr
 check "  not in pid 1's namespace" unmounted_at $d/ctr
 check_output "  the container reads it" "^bind content $$\$" in_ctr cat $d/ctr/hello
+check "  the user clears nodev and nosuid on it inside the container" \
+	in_ctr mount -i -o remount,bind,dev,suid $d/ctr
+# Fails while the mount has either flag, and when it is not there at all.
+flags_cleared() {
+	local o
+	o=$(ctr_mounts "$1" | awk '{print $6}')
+	echo "$o"
+	[ -n "$o" ] && ! grep -qE 'nodev|nosuid' <<<"$o"
+}
+check "  the mount has neither now" flags_cleared $d/ctr
+check_output "  and still its device node does not open: the superblock is the container's" \
+	'Permission denied' bash -c "in_ctr head -c1 $d/ctr/zero 2>&1; true"
+check "  fusermount3 -u" as_user mountctl --pid $container fuse fusermount3 -u $d/ctr
+rm -f $d/src/zero
+# allow_other in a superblock of the container's user namespace serves its
+# processes only (the kernel's rule): the user's own to give, no
+# user_allow_other needed, and no one outside it is served.
+check "mountctl --pid fuse bindfs with its allow_other, no user_allow_other in fuse.conf" \
+	as_user mountctl --pid $container fuse bindfs $d/src $d/ctr
+check_output "  the mount has it" 'allow_other' ctr_mounts $d/ctr
+check_output "  the container reads it" "^bind content $$\$" in_ctr cat $d/ctr/hello
+check_output "  uid $U2 in the container's mount namespace, not its user namespace: refused" \
+	'Permission denied' \
+	bash -c "nsenter -t $container -m setpriv --reuid=$U2 --regid=$U2 --clear-groups cat $d/ctr/hello 2>&1; true"
+check_output "  and so is root of the host" 'Permission denied' \
+	bash -c "nsenter -t $container -m cat $d/ctr/hello 2>&1; true"
+check "  fusermount3 -u" as_user mountctl --pid $container fuse fusermount3 -u $d/ctr
+check "  gone" test -z "$(ctr_mounts $d/ctr)"
+check "mountctl --pid fuse bindfs --no-allow-other again" \
+	as_user mountctl --pid $container fuse bindfs --no-allow-other $d/src $d/ctr
 check "mountctl --pid fuse squashfuse" \
 	as_user mountctl --pid $container fuse squashfuse $d/img.sqfs $d/ctr-sq
 check_output "  the container reads it" "^squash content $$\$" in_ctr cat $d/ctr-sq/inside
@@ -233,6 +279,47 @@ check "mountctl --pid fuse fusermount3 -u unmounts them" \
 	bash -c "as_user mountctl --pid $container fuse fusermount3 -u $d/ctr &&
 		as_user mountctl --pid $container fuse fusermount3 -u $d/ctr-sq"
 check "  gone from the container" test -z "$(ctr_mounts $d/ctr)$(ctr_mounts $d/ctr-sq)"
+# mount_max counts the FUSE superblocks a user holds as detached mount fds
+# too, not only those mounted in a namespace.  In its container, where
+# /dev/fuse is opened in its user namespace, as the superblock is made.
+printf '%s\nmount_max = 2\n' "$fuse_conf" >/etc/fuse.conf
+for m in $d/ctr $d/ctr-sq; do
+	[ -n "$(ctr_mounts $m)" ] && as_user mountctl --pid $container fuse fusermount3 -u $m
+done
+fuse_json='{"fsType":"fuse","parameters":[{"key":"fd","type":"fd","fd":0},{"key":"rootmode","type":"string","value":"40000"},{"key":"user_id","type":"string","value":"0"},{"key":"group_id","type":"string","value":"0"}]%s}'
+detached=$(printf "$fuse_json" '')
+placed=$(printf "$fuse_json" ",\"placement\":{\"path\":\"$d/ctr\"}")
+ctr_varlink() {
+	as_user nsenter --preserve-credentials -t $container -U -m \
+		python3 - --fd /dev/fuse:rw "$@" <"$TOP/tests/guest/varlink.py"
+}
+export -f ctr_varlink
+# setpriv itself in the background, not a shell function: $! must be the
+# process that holds the fd.
+hold_detached() {
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+		nsenter --preserve-credentials -t $container -U -m python3 - --fd /dev/fuse:rw \
+		--hold 120 io.mountd.Mount.Create "$detached" <"$TOP/tests/guest/varlink.py" >"$1" 2>&1 &
+}
+hold_detached $work/held1
+held1=$!
+hold_detached $work/held2
+held2=$!
+check "mount_max = 2: two FUSE superblocks held as detached fds in the container" \
+	wait_for 30 bash -c "grep -q '\"fd\"' $work/held1 && grep -q '\"fd\"' $work/held2"
+check_output "  a third, placed in the container: refused by mount_max" 'MountFailed.*mount_max' \
+	bash -c "! ctr_varlink io.mountd.Mount.Create '$placed' 2>&1"
+check "  nothing mounted there" test -z "$(ctr_mounts $d/ctr)"
+check_output "  nor a third as an fd" 'MountFailed.*mount_max' \
+	bash -c "! ctr_varlink io.mountd.Mount.Create '$detached' 2>&1"
+kill $held1 $held2
+wait $held1 $held2 2>/dev/null
+check "  once the fds are closed, their superblocks gone, one is made again" \
+	wait_for 10 bash -c "ctr_varlink io.mountd.Mount.Create '$placed' | grep -q mountId"
+check_output "  in the container" ' - fuse ' ctr_mounts $d/ctr
+as_user mountctl --pid $container fuse fusermount3 -u $d/ctr
+printf '%s\n' "$fuse_conf" >/etc/fuse.conf
+
 target=$(new_mntns)
 check_fails "a namespace of root's is refused" \
 	as_user mountctl --pid $target fuse bindfs --no-allow-other $d/src $d/ctr

@@ -2,7 +2,7 @@
 """A tiny varlink client for the mountd tests.
 
     varlink.py [--socket PATH] [--fd FILE[:MODE]]... [--more] [--count N]
-               [--attach PATH] METHOD [JSON]
+               [--attach PATH] [--hold SECS] METHOD [JSON]
 
 Sends one call (NUL-framed JSON) with the given files' descriptors as
 SCM_RIGHTS (in order: index 0, 1, ...; MODE r, w, rw, path or "ns" for
@@ -11,7 +11,8 @@ line.  Exit status 0 for a reply, 1 for an error reply (printed too), 2 for
 a protocol or usage problem.  --attach PATH move_mount()s the fd returned
 in the reply's "fd" to PATH, to show that a detached mount fd the daemon
 returns is usable by the caller.  --count N stops a "more" stream after N
-replies.
+replies.  --hold SECS keeps the fds of the replies open SECS seconds after
+the last reply (a detached mount held as an fd), then exits.
 """
 
 import argparse
@@ -21,6 +22,7 @@ import json
 import os
 import socket
 import sys
+import time
 
 SOCKET = "/run/mountd/io.mountd.Mount"
 
@@ -74,6 +76,7 @@ def main():
     ap.add_argument("--more", action="store_true")
     ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--attach")
+    ap.add_argument("--hold", type=float, default=0)
     ap.add_argument("--raw", help="send this exact text instead of building a call")
     ap.add_argument("method", nargs="?")
     ap.add_argument("parameters", nargs="?", default="{}")
@@ -102,6 +105,7 @@ def main():
     buf = b""
     n = 0
     status = 0
+    held = []
     while True:
         received = []
         try:
@@ -117,11 +121,16 @@ def main():
         params = msg.get("parameters", {})
         if args.attach and "fd" in params:
             move_mount(received[params["fd"]], args.attach)
-        for fd in received:
-            os.close(fd)
+        if args.hold:
+            held.extend(received)
+        else:
+            for fd in received:
+                os.close(fd)
         if not msg.get("continues") or (args.count and n >= args.count):
             break
     sock.close()
+    if held:
+        time.sleep(args.hold)
     return status
 
 
