@@ -42,24 +42,30 @@ int pidfd_get_pid(int pidfd, pid_t *ret)
 int process_mntns(pid_t pid, int pidfd)
 {
 	char path[64];
-	int fd;
+	int fd, r;
 
 	if (pidfd >= 0) {
 		fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
 		if (fd >= 0)
 			return fd;
-		/* Kernels before 6.11: through /proc, then make sure the
-		 * pidfd's process is still the one behind that pid. */
-		if (pidfd_get_pid(pidfd, &pid) < 0)
-			return -ESRCH;
+		/* Anything but a kernel without the ioctl (before 6.11) is the
+		 * answer: the process gone, or no fd left (EMFILE). */
+		if (errno != ENOTTY && errno != EINVAL)
+			return negative_errno();
+		/* Through /proc, then make sure the pidfd's process is still
+		 * the one behind that pid. */
+		r = pidfd_get_pid(pidfd, &pid);
+		if (r < 0)
+			return r == -EBADF ? -ESRCH : r;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-	if (pidfd >= 0 && pidfd_get_pid(pidfd, &(pid_t){0}) < 0) {
+	r = pidfd >= 0 ? pidfd_get_pid(pidfd, &(pid_t){0}) : 0;
+	if (r < 0) {
 		safe_close(fd);
-		return -ESRCH;
+		return r == -EBADF ? -ESRCH : r;
 	}
 	return fd;
 }
