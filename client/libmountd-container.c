@@ -404,9 +404,9 @@ static int search(Search *s)
 	try_command(s, "docker",
 		    (char *const[]){"docker", "container", "inspect", "--format", "{{.State.Pid}}",
 				    name, NULL});
-	try_command(s, "machinectl",
-		    (char *const[]){"machinectl", "show", "--property=Leader", "--value", name,
-				    NULL});
+	try_command(
+		s, "machinectl",
+		(char *const[]){"machinectl", "show", "--property=Leader", "--value", name, NULL});
 	return 0;
 }
 

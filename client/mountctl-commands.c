@@ -25,7 +25,8 @@ const Option common_options[] = {
 	O("ns", required_argument, 'N', "PATH",
 	  "... of the namespace file PATH (/proc/PID/ns/mnt)"),
 	O("container", required_argument, OPT_CONTAINER, "NAME",
-	  "... of the container NAME (crun, runc, podman,\ndocker, machinectl; UID/NAME: that user's)"),
+	  "... of the container NAME (crun, runc, podman,\ndocker, machinectl; UID/NAME: that "
+	  "user's)"),
 	O("json", no_argument, 'j', NULL, "print results as JSON"),
 	O("verbose", no_argument, 'v', NULL, "show the calls, mountd's steps, kernel messages"),
 	O("socket", required_argument, OPT_SOCKET, "PATH",

@@ -404,8 +404,7 @@ static bool make_room(Executor *x, uid_t p)
 		(void)room_below(x, 0, EXEC_WORKERS_ROOT);
 		return true;
 	}
-	return room_below(x, p, EXEC_WORKERS_PER_UID) &&
-	       room_below(x, (uid_t)-1, EXEC_WORKERS_MAX);
+	return room_below(x, p, EXEC_WORKERS_PER_UID) && room_below(x, (uid_t)-1, EXEC_WORKERS_MAX);
 }
 
 static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -58,7 +58,7 @@
 #define EXEC_IDLE_USEC	    (10ULL * 1000 * 1000)
 #define EXEC_FDS_MAX	    64U
 /* The largest answer a worker writes to the client itself (one hop). */
-#define EXEC_DIRECT_MAX	    (16U * 1024)
+#define EXEC_DIRECT_MAX (16U * 1024)
 
 typedef struct Executor Executor;
 

@@ -310,8 +310,8 @@ static bool param_is_id(const MntParam *p, unsigned long id)
 	return errno == 0 && !*end && v == id;
 }
 
-int ops_fuse_check_create(const MntParam *params, size_t n_params, bool root_made,
-			  FuseLedger *ret, MntLog *log)
+int ops_fuse_check_create(const MntParam *params, size_t n_params, bool root_made, FuseLedger *ret,
+			  MntLog *log)
 {
 	_cleanup_(dev_set_done) DevSet held = {};
 	RightsSaved saved;

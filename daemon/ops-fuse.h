@@ -54,8 +54,8 @@ typedef struct FuseLedger {
  * or -EPERM with the reason at step "fuse".  mount_max counts what the
  * user holds: its records, and the mounts in the worker's namespace that
  * name it.  Root: 0, nothing locked. */
-int ops_fuse_check_create(const MntParam *params, size_t n_params, bool root_made,
-			  FuseLedger *ret, MntLog *log);
+int ops_fuse_check_create(const MntParam *params, size_t n_params, bool root_made, FuseLedger *ret,
+			  MntLog *log);
 /* Record the superblock of mnt_fd, a new FUSE mount, in l (if open). */
 int ops_fuse_ledger_add(FuseLedger *l, int mnt_fd, MntLog *log);
 void ops_fuse_ledger_close(FuseLedger *l);

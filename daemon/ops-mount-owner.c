@@ -170,12 +170,13 @@ int ops_mount_check_callers(int fd, uint64_t id, const char *what, MntLog *log)
 	 * without asking a server that may be dead or the caller's. */
 	if (ops_fuse_fstype(type))
 		return ops_fuse_check_owner(sm->mask & STATMOUNT_MNT_OPTS ? sm->str + sm->mnt_opts
-									 : "",
+									  : "",
 					    NULL) == 0
 			       ? 0
-			       : ops_refuse(log, what,
-					    "mountd: the FUSE mount on %s is not one made for uid %u",
-					    where, (unsigned)uid);
+			       : ops_refuse(
+					 log, what,
+					 "mountd: the FUSE mount on %s is not one made for uid %u",
+					 where, (unsigned)uid);
 	if (fstat(fd, &st) < 0) {
 		k = negative_errno();
 		mnt_log_fail(log, what);

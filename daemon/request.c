@@ -457,8 +457,8 @@ static int run_in_worker(const RequestCall *c, void *req, OpsTargets *t, Pin *ta
 	 * names the nsfs too: the job keeps it open until it is sent). */
 	r = executor_submit(executor, &key, &target->nsfs,
 			    target->id == own_ns_id ? NULL : &target->pidfd, text, fds, n,
-			    c->lend_socket ? c->lend_socket(c->userdata) : -EBADF,
-			    timeout_usec, submitted_done, sub);
+			    c->lend_socket ? c->lend_socket(c->userdata) : -EBADF, timeout_usec,
+			    submitted_done, sub);
 	if (r < 0) {
 		submitted_free(sub);
 		return r;

@@ -156,7 +156,8 @@ static int open_as_nobody(const char *name)
 		int r = -EPERM;
 
 		close(fds[0]);
-		if (setresgid(NOBODY, NOBODY, NOBODY) == 0 && setresuid(NOBODY, NOBODY, NOBODY) == 0 &&
+		if (setresgid(NOBODY, NOBODY, NOBODY) == 0 &&
+		    setresuid(NOBODY, NOBODY, NOBODY) == 0 &&
 		    setenv("XDG_RUNTIME_DIR", "/run/user/65534", 1) == 0)
 			r = mountd_container_open(name, &f, &error);
 		if (r == 0)
@@ -182,8 +183,8 @@ static void write_status(const char *rel, pid_t pid, unsigned long long start)
 /* A name's forms: what is no name, and whose container a name means. */
 static void test_names(MountdContainer *c, char **error)
 {
-	static const char *const bad[] = {"../etc", "-rf", "/web", "65534/", "a/b/c", "65534/../x",
-					  "", "-x/web", ".x/web"};
+	static const char *const bad[] = {"../etc",	"-rf", "/web",	 "65534/", "a/b/c",
+					  "65534/../x", "",    "-x/web", ".x/web"};
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
@@ -198,8 +199,8 @@ static void test_names(MountdContainer *c, char **error)
 	ok(r == -EINVAL && *error && strstr(*error, "no such uid"), "uid -1: %s", strna(*error));
 	r = open_name("12345/web", c, error);
 	ok(r == -ENOENT && *error && strstr(*error, "/run/user/12345/crun/web/status") &&
-		   strstr(*error, "/run/user/12345/runc/web/state.json") && !strstr(*error, "podman") &&
-		   !strstr(*error, "/run/crun/"),
+		   strstr(*error, "/run/user/12345/runc/web/state.json") &&
+		   !strstr(*error, "podman") && !strstr(*error, "/run/crun/"),
 	   "a user's name is looked for in that user's runtime directory only: %s", strna(*error));
 }
 
@@ -219,13 +220,15 @@ static void test_users(MountdContainer *c, char **error, pid_t root_pid, pid_t g
 	write_status(u, n, start_time(n));
 	chown_state(u, NOBODY, 0644);
 	r = open_name("web", c, error);
-	ok(r == -ENOENT && c->pidfd < 0 && *error && strstr(*error, "/run/crun/web/status (not running"),
+	ok(r == -ENOENT && c->pidfd < 0 && *error &&
+		   strstr(*error, "/run/crun/web/status (not running"),
 	   "root's web stopped, a user's web running: root's bare web finds none: %s",
 	   strna(*error));
 	ok(*error && strstr(*error, "taken only when named so: 65534/web"),
 	   "  and says how the user's is named");
 	r = open_name("65534/web", c, error);
-	ok(r == 0 && c->pid == n && pidfd_pid(c->pidfd) == n && strstr(c->source, "/run/user/65534/"),
+	ok(r == 0 && c->pid == n && pidfd_pid(c->pidfd) == n &&
+		   strstr(c->source, "/run/user/65534/"),
 	   "65534/web: the user's (%d %s)", r, strna(c->source));
 	r = open_name("nobody/web", c, error);
 	ok(r == 0 && c->pid == n, "nobody/web, by login name: the same (%d)", r);
@@ -237,7 +240,8 @@ static void test_users(MountdContainer *c, char **error, pid_t root_pid, pid_t g
 	r = open_name("web", c, error);
 	ok(r == 0 && c->pid == root_pid && streq(c->source, "crun state /run/crun/web/status"),
 	   "both running: root's bare web is root's own (%d %s)", r, strna(c->source));
-	ok(open_as_nobody("web") == -ENOTUNIQ, "  the user's bare web is ambiguous: hers and root's");
+	ok(open_as_nobody("web") == -ENOTUNIQ,
+	   "  the user's bare web is ambiguous: hers and root's");
 	rm("crun/web/status");
 
 	/* State in a user's directory counts only as that user's word about

@@ -164,8 +164,9 @@ static void test_own(void)
 		for (uid_t uid = 0; uid <= USER; uid += USER) {
 			char want[80];
 
-			snprintf(want, sizeof(want), "option %s ignored: fusermount3 sets %.*s itself",
-				 own[i], (int)strcspn(own[i], "="), own[i]);
+			snprintf(want, sizeof(want),
+				 "option %s ignored: fusermount3 sets %.*s itself", own[i],
+				 (int)strcspn(own[i], "="), own[i]);
 			res = parse(own[i], uid);
 			ok(res.r == 0 && n_warnings(&res) == 1 && streq(res.o.warnings[0], want),
 			   "%s from uid %u: dropped, with a note: %s", own[i], (unsigned)uid,
@@ -174,8 +175,8 @@ static void test_own(void)
 		}
 
 	res = parse("user_id=0,group_id=0,rootmode=100644,fd=3,suid,dev,default_permissions", USER);
-	ok(res.r == 0 && n_warnings(&res) == 6, "all of them and suid,dev from a user: six notes (%zu)",
-	   n_warnings(&res));
+	ok(res.r == 0 && n_warnings(&res) == 6,
+	   "all of them and suid,dev from a user: six notes (%zu)", n_warnings(&res));
 	ok(streq(member(&res, "parameters"),
 		 "[" IDS ",{\"key\":\"default_permissions\",\"type\":\"flag\"}]"),
 	   "  the request's fd, rootmode, user_id, group_id are the caller's, once each: %s",
@@ -186,15 +187,15 @@ static void test_own(void)
 
 	/* Only the whole key: a word that merely starts like one is unknown. */
 	res = parse("user_idx=0", USER);
-	ok(res.r == -EINVAL && streq_ptr(res.error, "unknown option 'user_idx=0'"), "user_idx=0: %s",
-	   strna(res.error));
+	ok(res.r == -EINVAL && streq_ptr(res.error, "unknown option 'user_idx=0'"),
+	   "user_idx=0: %s", strna(res.error));
 	result_done(&res);
 }
 
 static void test_refused(void)
 {
-	static const char *const unknown[] = {"foo", "allow_root", "user=root", "context=x",
-					      "default_permissions=1", "user_id"};
+	static const char *const unknown[] = {
+		"foo", "allow_root", "user=root", "context=x", "default_permissions=1", "user_id"};
 	Result res;
 
 	res = parse("rw,blkdev", USER);

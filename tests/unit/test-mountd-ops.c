@@ -559,7 +559,8 @@ static void test_mount_layer(void)
 
 		/* mnt_umount_in_root changes the cwd: workers only. */
 		if (pid == 0)
-			_exit(mnt_umount_in_root(root, dir, 0, false, NULL, NULL, NULL) == 0 ? 0 : 1);
+			_exit(mnt_umount_in_root(root, dir, 0, false, NULL, NULL, NULL) == 0 ? 0
+											     : 1);
 		waitpid(pid, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "unmount by path inside the root");
@@ -871,7 +872,8 @@ static int swap_names(const char *dir)
 	if (pid == 0) {
 		snprintf(a, sizeof(a), "%s/a", dir);
 		snprintf(b, sizeof(b), "%s/b", dir);
-		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 		    umount2(a, MNT_DETACH) < 0 || umount2(b, MNT_DETACH) < 0 ||
 		    syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) < 0)
 			_exit(1);
@@ -967,7 +969,8 @@ static void test_umount_exact(void)
 	ok(!is_mounted(ida), "  that mount is gone");
 	ok(is_mounted(idb) && id_of(dir, "a") == idb,
 	   "  the one the name leads to now is still there");
-	ok(umount2(a, 0) == 0 && syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0,
+	ok(umount2(a, 0) == 0 &&
+		   syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0,
 	   "exact: the other mount unmounted, the names back");
 
 	/* Something mounted on top after the check: the name leads there
@@ -1005,8 +1008,7 @@ static void test_umount_exact(void)
 
 		ok(fd >= 0 && mnt_unique_id_at(fd, "", &id) == 0 && id == id_of(dir, "a"),
 		   "a mount opened by its id is that mount");
-		ok(mount("over", a, "tmpfs", 0, "size=1m") == 0 &&
-			   mnt_open_by_id(id) == -EBUSY,
+		ok(mount("over", a, "tmpfs", 0, "size=1m") == 0 && mnt_open_by_id(id) == -EBUSY,
 		   "  and one hidden under another is -EBUSY");
 	}
 	(void)umount2(a, MNT_DETACH);
