@@ -68,7 +68,8 @@ N=1500
 c=$(cursor)
 kill -STOP "$journald"
 timeout 300 $FLOOD --calls $N Info '{"path":"/"}' >"$work/flood1" 2>&1
-# A path with a newline: its record must keep it whole (binary-safe field).
+# A path with a newline: its record must keep it whole, the newline escaped
+# as request-escape.c writes every caller's text (one line in any reader).
 $V io.mountd.Mount.Info '{"path":"/run/no\nsuch"}' >/dev/null 2>&1
 sleep 4 # longer than WatchdogSec
 check_output "while journald reads nothing, $N calls are all answered" \
@@ -79,12 +80,12 @@ resume
 check "journald reads again: all $N records arrive, and the one after" \
 	wait_for 120 have $((N + 1)) "$c" MESSAGE_ID=$REQUEST_ID
 check_output "nothing was counted lost" '^0$' lost_since "$c"
-check_output "a path with a newline is recorded whole" '^whole$' \
+check_output "a path with a newline is recorded whole, its newline escaped" '^whole$' \
 	bash -c "journalctl --sync; journalctl -q --after-cursor='$c' -o json _PID=$pid |
 		python3 -c 'import json,sys
 p = [json.loads(l).get(\"MOUNTD_PATH\") for l in sys.stdin]
 p = [x for x in p if x not in (None, \"/\")]
-print(\"whole\" if p == [\"/run/no\\nsuch\"] else p)'"
+print(\"whole\" if p == [\"/run/no\\\\nsuch\"] else p)'"
 
 # 1b: log lines, not records.  Each malformed message makes mountd write a
 # line to its stderr, journald's stream.  systemd gives that stream a large
