@@ -62,6 +62,9 @@ struct Listener {
 	sd_event_source *source;
 	sd_event_source *retry; /* accepting paused: out of fds */
 	bool out_of_fds;	/* since the last connection accepted */
+	/* An fd held in reserve: a peer accepted with the last free fd still
+	 * needs one for its pidfd (varlink.c, on_accept()). */
+	int spare;
 };
 
 /* Fds that arrived with one recvmsg(); they belong to the message holding

@@ -38,7 +38,13 @@ static void listener_free(Listener *l)
 	sd_event_source_disable_unref(l->source);
 	sd_event_source_disable_unref(l->retry);
 	safe_close(l->fd);
+	safe_close(l->spare);
 	free(l);
+}
+
+static int spare_open(void)
+{
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 /* uc, pidfd (taken), principal: the peer, as on_accept() found it. */
@@ -78,10 +84,39 @@ static int conn_new(VarlinkServer *s, int fd, const struct ucred *uc, int pidfd,
 	return 0;
 }
 
+static int on_accept_retry(sd_event_source *src, uint64_t usec, void *userdata);
+
+/* Out of fds (errno): accepting pauses, the connections wait in the
+ * backlog until an fd frees up, and the clients already connected are
+ * still served (their requests fail where they need an fd, naming EMFILE). */
+static void listener_pause(Listener *l)
+{
+	VarlinkServer *s = l->server;
+
+	if (!l->out_of_fds)
+		log_vl(SD_WARNING, "accept failed: %m; retrying every %u ms",
+		       (unsigned)(ACCEPT_RETRY_USEC / 1000));
+	l->out_of_fds = true;
+	(void)sd_event_source_set_enabled(l->source, SD_EVENT_OFF);
+	if (!l->retry)
+		(void)sd_event_add_time_relative(s->event, &l->retry, CLOCK_MONOTONIC,
+						 ACCEPT_RETRY_USEC, 0, on_accept_retry, l);
+	else
+		(void)sd_event_source_set_time_relative(l->retry, ACCEPT_RETRY_USEC);
+	(void)sd_event_source_set_enabled(l->retry, SD_EVENT_ONESHOT);
+}
+
 static int on_accept_retry(sd_event_source *src, uint64_t usec, void *userdata)
 {
 	Listener *l = userdata;
 
+	/* The spare first: without it the next peer may get no pidfd. */
+	if (l->spare < 0)
+		l->spare = spare_open();
+	if (l->spare < 0 && (errno == EMFILE || errno == ENFILE)) {
+		listener_pause(l);
+		return 0;
+	}
 	return sd_event_source_set_enabled(l->source, SD_EVENT_ON);
 }
 
@@ -104,20 +139,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 
 	_cleanup_close_ int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (cfd < 0 && (errno == EMFILE || errno == ENFILE)) {
-		/* The connection waits in the backlog until an fd frees up;
-		 * the clients already connected are still served (their
-		 * requests fail where they need an fd, naming EMFILE). */
-		if (!l->out_of_fds)
-			log_vl(SD_WARNING, "accept failed: %m; retrying every %u ms",
-			       (unsigned)(ACCEPT_RETRY_USEC / 1000));
-		l->out_of_fds = true;
-		(void)sd_event_source_set_enabled(l->source, SD_EVENT_OFF);
-		if (!l->retry)
-			(void)sd_event_add_time_relative(s->event, &l->retry, CLOCK_MONOTONIC,
-							 ACCEPT_RETRY_USEC, 0, on_accept_retry, l);
-		else
-			(void)sd_event_source_set_time_relative(l->retry, ACCEPT_RETRY_USEC);
-		(void)sd_event_source_set_enabled(l->retry, SD_EVENT_ONESHOT);
+		listener_pause(l);
 		return 0;
 	}
 	if (cfd >= 0 && l->out_of_fds) {
@@ -144,6 +166,15 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	/* 6.16+ hands out a pidfd of an exited peer too: a pidfd that
 	 * polls readable is a process that has exited. */
 	int err = getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0 ? errno : 0;
+	if ((err == EMFILE || err == ENFILE) && l->spare >= 0) {
+		/* The peer took the last fd: the spare makes room for its
+		 * pidfd, and accepting pauses as if accept() had run out. */
+		l->spare = safe_close(l->spare);
+		len = sizeof(pidfd);
+		err = getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0 ? errno : 0;
+		errno = EMFILE;
+		listener_pause(l);
+	}
 	if (err == 0)
 		err = vl_pidfd_exited(pidfd);
 	if (err != 0) {
@@ -356,8 +387,16 @@ int varlink_server_listen_fd(VarlinkServer *s, int fd)
 	if (!l)
 		return -ENOMEM;
 	l->server = s;
+	l->spare = spare_open();
+	if (l->spare < 0) {
+		int r = negative_errno();
+
+		free(l);
+		return r;
+	}
 	int r = sd_event_add_io(s->event, &l->source, fd, EPOLLIN, on_accept, l);
 	if (r < 0) {
+		safe_close(l->spare);
 		free(l);
 		return r;
 	}
