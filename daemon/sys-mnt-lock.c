@@ -32,8 +32,10 @@
 
 /* The two mount points of the small namespace's tmpfs: a tree is put on
  * the one whose kind (directory or not) its root has. */
-#define LOCK_DIR  "/d"
-#define LOCK_FILE "/f"
+#define LOCK_DIR_NAME  "d"
+#define LOCK_FILE_NAME "f"
+#define LOCK_DIR       "/" LOCK_DIR_NAME
+#define LOCK_FILE      "/" LOCK_FILE_NAME
 
 static int lock_ns = -EBADF;
 
@@ -136,9 +138,9 @@ static void setup_child(int sock, void *userdata)
 		child_answer(sock, negative_errno(), -EBADF);
 	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
 			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-	if (mnt < 0 || mkdirat(mnt, LOCK_DIR + 1, 0755) < 0)
+	if (mnt < 0 || mkdirat(mnt, LOCK_DIR_NAME, 0755) < 0)
 		child_answer(sock, negative_errno(), -EBADF);
-	file = openat(mnt, LOCK_FILE + 1, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	file = openat(mnt, LOCK_FILE_NAME, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 	if (file < 0)
 		child_answer(sock, negative_errno(), -EBADF);
 	/* The tmpfs becomes the namespace's only mount: a copy of it costs
