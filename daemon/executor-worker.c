@@ -71,6 +71,26 @@ int worker_host_dir(WorkerHostDir d)
 	return host_dirs[d];
 }
 
+int worker_run_dir(const char *sub, uid_t principal, bool create)
+{
+	int run = worker_host_dir(WORKER_HOST_RUN), fd;
+	_cleanup_close_ int top = -EBADF;
+	char name[32];
+
+	if (run < 0)
+		return -ENOENT;
+	if (create && mkdirat(run, sub, 0700) < 0 && errno != EEXIST)
+		return negative_errno();
+	top = openat(run, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top < 0)
+		return negative_errno();
+	snprintf(name, sizeof(name), "%u", (unsigned)principal);
+	if (create && mkdirat(top, name, 0700) < 0 && errno != EEXIST)
+		return negative_errno();
+	fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? negative_errno() : fd;
+}
+
 int worker_host_openat(WorkerHostDir d, const char *rel, int flags)
 {
 	char path[PATH_MAX];

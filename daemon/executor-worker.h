@@ -12,6 +12,7 @@
  * way.  Called anywhere else it refuses (-EPERM).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -59,6 +60,10 @@ typedef enum WorkerHostDir {
 
 void worker_keep_host_dirs(void);
 int worker_host_dir(WorkerHostDir d);
+/* mountd's records for one user: /run/mountd/SUB/PRINCIPAL/ (in mountd's
+ * root), made 0700 as needed when create; -ENOENT without mountd's /run
+ * (the records' absence, not an error, to callers that keep none then). */
+int worker_run_dir(const char *sub, uid_t principal, bool create);
 /* openat() of rel below host directory d (its absolute path in mountd
  * itself); negative errno.  And the same as a FILE to read (errno set). */
 int worker_host_openat(WorkerHostDir d, const char *rel, int flags);

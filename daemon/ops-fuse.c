@@ -171,27 +171,6 @@ static int connection_ino(unsigned dev, ino_t *ret)
 	return 0;
 }
 
-/* The user's records, /run/mountd/fuse/PRINCIPAL/, created as needed. */
-static int ledger_dir(uid_t principal)
-{
-	int run = worker_host_dir(WORKER_HOST_RUN), fd;
-	_cleanup_close_ int top = -EBADF;
-	char name[32];
-
-	if (run < 0)
-		return -ENOENT;
-	if (mkdirat(run, LEDGER_DIR, 0700) < 0 && errno != EEXIST)
-		return negative_errno();
-	top = openat(run, LEDGER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (top < 0)
-		return negative_errno();
-	snprintf(name, sizeof(name), "%u", (unsigned)principal);
-	if (mkdirat(top, name, 0700) < 0 && errno != EEXIST)
-		return negative_errno();
-	fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? negative_errno() : fd;
-}
-
 /* Locks the user's records and adds the superblocks they stand for that
  * are still alive to *set, dropping the rest. */
 static int ledger_open(uid_t principal, FuseLedger *l, DevSet *set)
@@ -200,7 +179,7 @@ static int ledger_open(uid_t principal, FuseLedger *l, DevSet *set)
 	struct dirent *de;
 	int fd, k;
 
-	l->dir = ledger_dir(principal);
+	l->dir = worker_run_dir(LEDGER_DIR, principal, true);
 	if (l->dir < 0)
 		return l->dir;
 	if (flock(l->dir, LOCK_EX) < 0)

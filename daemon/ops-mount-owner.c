@@ -24,26 +24,6 @@
  * told by statmount() there). */
 #define RECORDS_DIR "mounts"
 
-static int records_dir(uid_t principal, bool create)
-{
-	int run = worker_host_dir(WORKER_HOST_RUN), fd;
-	_cleanup_close_ int top = -EBADF;
-	char name[32];
-
-	if (run < 0)
-		return -ENOENT;
-	if (create && mkdirat(run, RECORDS_DIR, 0700) < 0 && errno != EEXIST)
-		return negative_errno();
-	top = openat(run, RECORDS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (top < 0)
-		return negative_errno();
-	snprintf(name, sizeof(name), "%u", (unsigned)principal);
-	if (create && mkdirat(top, name, 0700) < 0 && errno != EEXIST)
-		return negative_errno();
-	fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? negative_errno() : fd;
-}
-
 /* The records of mounts that are gone go, so that they stay as many as
  * the mounts the principal holds. */
 static int records_prune(int dir)
@@ -90,7 +70,7 @@ int ops_mount_record(uid_t principal, uint64_t id)
 		return 0;
 	if (k < 0)
 		return k;
-	dir = records_dir(principal, true);
+	dir = worker_run_dir(RECORDS_DIR, principal, true);
 	if (dir == -ENOENT)
 		return 0; /* mountd itself, which no caller's change reaches */
 	if (dir < 0)
@@ -131,7 +111,7 @@ static bool recorded(uint64_t id)
 		return false;
 	/* mountd's records, read with its own rights. */
 	saved = rights_suspend();
-	dir = records_dir(principal, false);
+	dir = worker_run_dir(RECORDS_DIR, principal, false);
 	snprintf(name, sizeof(name), "%" PRIu64 "-%" PRIu64, (uint64_t)sm.mnt_ns_id, id);
 	found = dir >= 0 && faccessat(dir, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 	rights_resume(&saved);

@@ -67,26 +67,6 @@ static int record_weight(const char *name)
 	return (int)weight;
 }
 
-static int user_dir(uid_t principal)
-{
-	int run = worker_host_dir(WORKER_HOST_RUN), fd;
-	_cleanup_close_ int top = -EBADF;
-	char name[32];
-
-	if (run < 0)
-		return -ENOENT;
-	if (mkdirat(run, LEDGER_DIR, 0700) < 0 && errno != EEXIST)
-		return negative_errno();
-	top = openat(run, LEDGER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (top < 0)
-		return negative_errno();
-	snprintf(name, sizeof(name), "%u", (unsigned)principal);
-	if (mkdirat(top, name, 0700) < 0 && errno != EEXIST)
-		return negative_errno();
-	fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? negative_errno() : fd;
-}
-
 static int refuse(DeviceLedger *l, unsigned want, MntLog *log)
 {
 	char text[192];
@@ -109,7 +89,7 @@ int device_ledger_open(uid_t principal, DeviceLedger *ret, MntLog *log)
 	struct dirent *de;
 	int fd, r;
 
-	dir = user_dir(principal);
+	dir = worker_run_dir(LEDGER_DIR, principal, true);
 	if (dir < 0) {
 		mnt_log_fail(log, "devices");
 		return dir;
